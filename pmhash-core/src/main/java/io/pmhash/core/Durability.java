@@ -1,0 +1,6 @@
+package io.pmhash.core;
+
+/** Placeholder; replaced by the pool work. */
+public enum Durability {
+  AUTO
+}

@@ -1,0 +1,2 @@
+/** The pool, durability modes and the persistence seam. */
+package io.pmhash.core;

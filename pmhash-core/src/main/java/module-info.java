@@ -1,0 +1,11 @@
+/**
+ * pmhash core: the pool file and its header, the persistence seam with its native
+ * flush shim, allocation, version locks, epoch reclamation, hashing, logs and the
+ * crash simulator. See {@code docs/persistence.md}.
+ */
+module io.pmhash.core {
+  requires java.logging;
+  requires jdk.nio.mapmode;
+
+  exports io.pmhash.core;
+}
