@@ -1,0 +1,789 @@
+package io.pmhash.core;
+
+import static io.pmhash.core.internal.PoolHeader.*;
+
+import io.pmhash.core.internal.ForcePersistence;
+import io.pmhash.core.internal.Libc;
+import io.pmhash.core.internal.NativePersistence;
+import io.pmhash.core.internal.NativeShim;
+import io.pmhash.core.internal.OrderingPersistence;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.util.Objects;
+import jdk.nio.mapmode.ExtendedMapMode;
+
+/**
+ * A pool: one file mapped as a {@link MemorySegment} from one shared {@link Arena}, with a
+ * validated header at offset 0 (see {@code docs/format/pool.md}). Everything persistent refers
+ * to other things by 8-byte <em>offsets</em> from the pool base, never by address, so a pool
+ * opens at any address.
+ *
+ * <h2>Lifecycle</h2>
+ *
+ * {@link #create} makes a new file, {@link #open} validates and maps an existing one (nothing in
+ * a file is trusted; a failed open never modifies it), {@link #close} persists the clean-shutdown
+ * marker and unmaps. One opener at a time: the file is locked for as long as it is open, also
+ * against other processes ({@link PoolLockedException}).
+ *
+ * <h2>Growth</h2>
+ *
+ * The pool grows while open ({@link #ensureSize}): the file is extended by writing zeros (so a
+ * full disk is reported as {@link PoolFullException} then, not as a SIGBUS later), then mapped
+ * anew in the same arena, and the new mapping is published. Earlier mappings stay mapped until
+ * close and show the same memory (the mapping is shared), so a reader holding one never sees an
+ * unmapped region; an offset it reads that lies beyond its mapping was published after the
+ * growth, so {@link #memory()} read after that offset covers it.
+ *
+ * <h2>Thread safety</h2>
+ *
+ * All methods are thread-safe. {@link #close} must not race with operations on the pool.
+ */
+public final class Pool implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("io.pmhash.pool");
+  private static final int ZERO_FILL_CHUNK = 1 << 20;
+  private static final long VOLATILE_RESERVATION = 1L << 40;
+
+  private final Path path;
+  private final FileChannel channel;
+  private final FileLock lock;
+  private final Arena arena;
+  private final Durability durability;
+  private final Persistence persistence;
+  private final boolean lastShutdownClean;
+  private final long maxSize;
+  private final long anonymousBase;
+  private final long anonymousReservation;
+  private final long heapOffset;
+  private final long chunkSize;
+  private final long lanesOffset;
+  private final int laneCount;
+  private final int laneSize;
+  private final String scheme;
+  private final int schemeVersion;
+  private final long[] schemeParams;
+  private final long poolId;
+
+  private volatile MemorySegment memory;
+  private volatile boolean closed;
+
+  private Pool(
+      Path path, FileChannel channel, FileLock lock, Arena arena, Durability durability,
+      Persistence persistence, MemorySegment memory, boolean lastShutdownClean, long maxSize,
+      long anonymousBase, long anonymousReservation) {
+    this.path = path;
+    this.channel = channel;
+    this.lock = lock;
+    this.arena = arena;
+    this.durability = durability;
+    this.persistence = persistence;
+    this.memory = memory;
+    this.lastShutdownClean = lastShutdownClean;
+    this.maxSize = maxSize;
+    this.anonymousBase = anonymousBase;
+    this.anonymousReservation = anonymousReservation;
+    this.heapOffset = u64(memory, HEAP_OFFSET_OFFSET);
+    this.chunkSize = u64(memory, CHUNK_SIZE_OFFSET);
+    this.lanesOffset = u64(memory, LANES_OFFSET_OFFSET);
+    this.laneCount = u32(memory, LANE_COUNT_OFFSET);
+    this.laneSize = u32(memory, LANE_SIZE_OFFSET);
+    this.scheme = schemeName(memory);
+    this.schemeVersion = u32(memory, SCHEME_VERSION_OFFSET);
+    int n = u32(memory, SCHEME_PARAM_COUNT_OFFSET);
+    this.schemeParams = new long[n];
+    for (int i = 0; i < n; i++) {
+      schemeParams[i] = u64(memory, SCHEME_PARAMS_OFFSET + 8L * i);
+    }
+    this.poolId = u64(memory, POOL_ID_OFFSET);
+    persistence.mapped(memory);
+  }
+
+  // ---------------------------------------------------------------- create
+
+  /**
+   * Creates a new pool file. The options must name a scheme ({@link
+   * PoolOptions#withScheme}). The file is zero-filled to its initial size and its header is
+   * written last and forced, so an interrupted create leaves a file that {@link #open} refuses
+   * as not a pool.
+   *
+   * @param path the file to create; must not exist
+   * @param options durability, sizes, scheme
+   * @return the open pool
+   * @throws FileAlreadyExistsException if the file exists
+   * @throws DurabilityUnsupportedException if {@link Durability#PMEM} was asked for and the file
+   *     system cannot map the file with MAP_SYNC (the file is deleted again)
+   * @throws IOException if the file cannot be created or filled (the file is deleted again)
+   */
+  public static Pool create(Path path, PoolOptions options) throws IOException {
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(options, "options");
+    if (options.durability() == Durability.VOLATILE) {
+      throw new IllegalArgumentException(
+          "a VOLATILE pool has no file: use Pool.createVolatile(options)");
+    }
+    requireScheme(options);
+    Geometry g = Geometry.of(options);
+    FileChannel channel =
+        FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    boolean done = false;
+    try {
+      FileLock lock = lockOrThrow(channel, path);
+      zeroFill(channel, 0, g.size);
+      MemorySegment header = MemorySegment.ofArray(new byte[HEADER_SIZE]);
+      writeHeader(header, options, g, BACKEND_FFM_FILE);
+      setU64(header, FILE_SIZE_OFFSET, g.size);
+      writeFully(channel, header.asByteBuffer(), 0);
+      channel.force(true);
+      Pool pool = map(path, channel, lock, options, g.size, true);
+      done = true;
+      return pool;
+    } finally {
+      if (!done) {
+        channel.close();
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+
+  /**
+   * Creates a pool in anonymous memory ({@link Durability#VOLATILE}): the same layout as a file
+   * pool, survives nothing. On Linux it reserves address space for growth up to {@link
+   * PoolOptions#maxSize()} (at most 1 TiB) and commits pages as they are touched; elsewhere it
+   * cannot grow past its initial size.
+   *
+   * @param options sizes and scheme; the durability option is ignored
+   * @return the pool
+   */
+  @SuppressWarnings("restricted") // views of our own mmap reservation, released with the arena
+  public static Pool createVolatile(PoolOptions options) {
+    requireScheme(options);
+    Geometry g = Geometry.of(options);
+    Arena arena = Arena.ofShared();
+    long reservation = 0;
+    long base = 0;
+    MemorySegment whole;
+    if (Libc.available()) {
+      reservation = Math.max(g.size, Math.min(options.maxSize(), VOLATILE_RESERVATION));
+      reservation = (reservation + g.chunk - 1) & -g.chunk;
+      base = Libc.reserveAnonymous(reservation);
+      final long b = base;
+      final long r = reservation;
+      whole = MemorySegment.ofAddress(base).reinterpret(reservation, arena, ignored -> Libc.release(b, r));
+    } else {
+      whole = arena.allocate(g.size, 4096);
+    }
+    MemorySegment memory = whole.asSlice(0, g.size);
+    writeHeader(memory, options, g, BACKEND_VOLATILE);
+    setU64(memory, FILE_SIZE_OFFSET, g.size);
+    Persistence p = options.persistenceFactory() != null
+        ? options.persistenceFactory().get()
+        : new OrderingPersistence("none (VOLATILE: anonymous memory)");
+    long max = reservation != 0 ? reservation : g.size;
+    Pool pool = new Pool(null, null, null, arena, Durability.VOLATILE, p, memory, true, max, base, reservation);
+    LOG.log(System.Logger.Level.INFO, "pmhash pool (anonymous) created: VOLATILE, " + g.size + " bytes");
+    return pool;
+  }
+
+  private static void requireScheme(PoolOptions options) {
+    if (options.scheme() == null) {
+      throw new IllegalArgumentException(
+          "a new pool must name its scheme: options.withScheme(name, version, params...)");
+    }
+  }
+
+  private static void writeHeader(MemorySegment h, PoolOptions o, Geometry g, int backend) {
+    setU64(h, MAGIC_OFFSET, MAGIC);
+    setU32(h, FORMAT_VERSION_OFFSET, FORMAT_VERSION);
+    setU32(h, HEADER_SIZE_OFFSET, HEADER_SIZE);
+    setU32(h, PAGE_SIZE_OFFSET, 4096);
+    setU32(h, BACKEND_OFFSET, backend);
+    long id;
+    do {
+      id = new SecureRandom().nextLong();
+    } while (id == 0);
+    setU64(h, POOL_ID_OFFSET, id);
+    setSchemeName(h, o.scheme());
+    setU32(h, SCHEME_VERSION_OFFSET, o.schemeVersion());
+    long[] params = o.schemeParams();
+    setU32(h, SCHEME_PARAM_COUNT_OFFSET, params.length);
+    for (int i = 0; i < params.length; i++) {
+      setU64(h, SCHEME_PARAMS_OFFSET + 8L * i, params[i]);
+    }
+    setU32(h, LANE_COUNT_OFFSET, o.laneCount());
+    setU32(h, LANE_SIZE_OFFSET, o.laneSize());
+    setU64(h, LANES_OFFSET_OFFSET, HEADER_SIZE);
+    setU64(h, HEAP_OFFSET_OFFSET, g.heap);
+    setU64(h, CHUNK_SIZE_OFFSET, g.chunk);
+    setU32(h, CRC_OFFSET, checksum(h));
+    setU64(h, CLEAN_SHUTDOWN_OFFSET, 0);
+    setU64(h, RECOVERY_EPOCH_OFFSET, 1);
+  }
+
+  /** Where the heap starts and how big a new pool is. */
+  private record Geometry(long heap, long chunk, long size) {
+    static Geometry of(PoolOptions o) {
+      long chunk = o.chunkSize();
+      long lanesEnd = HEADER_SIZE + (long) o.laneCount() * o.laneSize();
+      long heap = (lanesEnd + chunk - 1) & -chunk;
+      long size = Math.max(o.initialSize(), heap + chunk);
+      size = (size + chunk - 1) & -chunk;
+      if (size > o.maxSize()) {
+        throw new IllegalArgumentException(
+            "the pool needs at least " + size + " bytes (header, " + o.laneCount()
+                + " lanes and one chunk, rounded to chunks) but maxSize is " + o.maxSize());
+      }
+      return new Geometry(heap, chunk, size);
+    }
+  }
+
+  // ---------------------------------------------------------------- open
+
+  /**
+   * Opens an existing pool. Every header field is validated before anything is written; then
+   * the clean-shutdown marker is cleared and the recovery epoch incremented (both persisted),
+   * so that a crash from here on is seen by the next open.
+   *
+   * @param path the pool file
+   * @param options the durability mode, and the scheme the pool must hold if one is named
+   * @return the open pool; {@link #lastShutdownClean()} tells whether recovery is needed
+   * @throws NotAPoolException if the file is not a pmhash pool
+   * @throws FormatVersionException if it has another format version
+   * @throws CorruptPoolException if its header checksum or a field is invalid
+   * @throws TruncatedPoolException if it is shorter than its header says
+   * @throws SchemeMismatchException if it holds another scheme than the options name
+   * @throws PoolLockedException if another opener holds it
+   * @throws DurabilityUnsupportedException if the durability mode cannot be provided
+   * @throws IOException if the file cannot be read, written or mapped
+   */
+  public static Pool open(Path path, PoolOptions options) throws IOException {
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(options, "options");
+    if (options.durability() == Durability.VOLATILE) {
+      throw new DurabilityUnsupportedException(
+          "VOLATILE pools have no file to open; open " + path + " with PMEM, PMEM_EMULATED,"
+              + " MSYNC, PROCESS or AUTO");
+    }
+    FileChannel channel;
+    try {
+      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    } catch (NoSuchFileException e) {
+      throw new NoSuchFileException(path.toString(), null, "no pool file here; create it with Pool.create");
+    } catch (AccessDeniedException e) {
+      throw new PoolException(
+          "cannot open " + path + " for reading and writing (" + e.getMessage() + "): a pool is"
+              + " always opened read-write, so check the file's permissions and the mount", e);
+    }
+    boolean done = false;
+    try {
+      FileLock lock = lockOrThrow(channel, path);
+      long actual = channel.size();
+      MemorySegment header = readHeader(channel, path, actual);
+      long expected = validateHeader(header, path, actual);
+      if (options.scheme() != null) {
+        String found = schemeName(header);
+        int version = u32(header, SCHEME_VERSION_OFFSET);
+        if (!found.equals(options.scheme()) || version != options.schemeVersion()) {
+          throw new SchemeMismatchException(
+              path + " holds scheme '" + found + "' layout version " + version + ", not '"
+                  + options.scheme() + "' version " + options.schemeVersion()
+                  + ": open it with the scheme it was created with");
+        }
+      }
+      boolean clean = u64(header, CLEAN_SHUTDOWN_OFFSET) == 1;
+      // The file may be longer than the header says if a growth was interrupted after the
+      // file was extended and before the new size was persisted: the tail is zeros, unused.
+      Pool pool = map(path, channel, lock, options, Math.max(expected, actual - actual % u64(header, CHUNK_SIZE_OFFSET)), false);
+      done = true;
+      pool.markOpen(clean);
+      return pool;
+    } finally {
+      if (!done) {
+        channel.close();
+      }
+    }
+  }
+
+  private static MemorySegment readHeader(FileChannel channel, Path path, long actual) throws IOException {
+    if (actual < 8) {
+      throw new NotAPoolException(path + " is " + actual + " bytes long: not a pmhash pool (a pool starts with a " + HEADER_SIZE + "-byte header)");
+    }
+    ByteBuffer buf = ByteBuffer.allocate((int) Math.min(actual, HEADER_SIZE)).order(ByteOrder.LITTLE_ENDIAN);
+    while (buf.hasRemaining()) {
+      if (channel.read(buf, buf.position()) < 0) {
+        break;
+      }
+    }
+    buf.flip();
+    long magic = buf.getLong(0);
+    if (magic != MAGIC) {
+      if (magic == 0 && allZero(buf)) {
+        throw new NotAPoolException(path + " starts with zeros, not the pmhash magic: an empty file, or a create that was interrupted before it wrote the header");
+      }
+      throw new NotAPoolException(String.format("%s is not a pmhash pool: its first 8 bytes are %016x, not the magic %016x (\"PMHASH\\r\\n\")", path, magic, MAGIC));
+    }
+    if (buf.limit() >= 12) {
+      int version = buf.getInt((int) FORMAT_VERSION_OFFSET);
+      if (version != FORMAT_VERSION) {
+        throw new FormatVersionException(path + " has pool format version " + version + "; this pmhash reads version " + FORMAT_VERSION + ": open it with the pmhash release that wrote it");
+      }
+    }
+    if (actual < HEADER_SIZE) {
+      throw new TruncatedPoolException(path + " is " + actual + " bytes long, shorter than the " + HEADER_SIZE + "-byte header: the file was truncated");
+    }
+    byte[] copy = new byte[HEADER_SIZE];
+    buf.get(0, copy);
+    return MemorySegment.ofArray(copy);
+  }
+
+  private static boolean allZero(ByteBuffer buf) {
+    for (int i = 0; i < buf.limit(); i++) {
+      if (buf.get(i) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Validates every header field. Returns the expected file size.
+   */
+  private static long validateHeader(MemorySegment h, Path path, long actual) throws PoolException {
+    int stored = u32(h, CRC_OFFSET);
+    int computed = checksum(h);
+    if (stored != computed) {
+      throw new CorruptPoolException(String.format("%s: header checksum mismatch (stored %08x, computed %08x): the header was damaged; restore the pool from a copy", path, stored, computed));
+    }
+    check(u32(h, HEADER_SIZE_OFFSET) == HEADER_SIZE, path, "header size " + u32(h, HEADER_SIZE_OFFSET) + " is not " + HEADER_SIZE);
+    int page = u32(h, PAGE_SIZE_OFFSET);
+    check(page >= 4096 && page <= (1 << 21) && Integer.bitCount(page) == 1, path, "page size " + page + " is not a power of two from 4096 to 2 MiB");
+    int backend = u32(h, BACKEND_OFFSET);
+    check(backend == BACKEND_FFM_FILE, path, backend == BACKEND_VOLATILE ? "it is marked as an anonymous (VOLATILE) pool image" : "unknown backend id " + backend);
+    check(u64(h, POOL_ID_OFFSET) != 0, path, "pool id is zero");
+    String scheme = schemeName(h);
+    check(!scheme.isEmpty() && scheme.chars().allMatch(c -> c > 0x20 && c < 0x7f), path, "scheme name is not printable ASCII");
+    for (long i = SCHEME_NAME_OFFSET + scheme.length(); i < SCHEME_NAME_OFFSET + 16; i++) {
+      check(h.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) == 0, path, "scheme name is not NUL-padded");
+    }
+    int params = u32(h, SCHEME_PARAM_COUNT_OFFSET);
+    check(params >= 0 && params <= PoolOptions.MAX_SCHEME_PARAMS, path, "scheme parameter count " + params + " is not 0.." + PoolOptions.MAX_SCHEME_PARAMS);
+    for (int i = params; i < PoolOptions.MAX_SCHEME_PARAMS; i++) {
+      check(u64(h, SCHEME_PARAMS_OFFSET + 8L * i) == 0, path, "unused scheme parameter " + i + " is not zero");
+    }
+    int lanes = u32(h, LANE_COUNT_OFFSET);
+    int laneSize = u32(h, LANE_SIZE_OFFSET);
+    check(lanes >= 1 && lanes <= 1024, path, "lane count " + lanes + " is not 1..1024");
+    check(laneSize >= 512 && laneSize <= (1 << 20) && laneSize % 64 == 0, path, "lane size " + laneSize + " is not a multiple of 64 from 512 to 1 MiB");
+    check(u64(h, LANES_OFFSET_OFFSET) == HEADER_SIZE, path, "lanes offset " + u64(h, LANES_OFFSET_OFFSET) + " is not " + HEADER_SIZE);
+    long chunk = u64(h, CHUNK_SIZE_OFFSET);
+    check(chunk >= (64 << 10) && chunk <= (64L << 20) && Long.bitCount(chunk) == 1, path, "chunk size " + chunk + " is not a power of two from 64 KiB to 64 MiB");
+    long heap = u64(h, HEAP_OFFSET_OFFSET);
+    long lanesEnd = HEADER_SIZE + (long) lanes * laneSize;
+    check(heap == ((lanesEnd + chunk - 1) & -chunk), path, "heap offset " + heap + " does not follow the lanes");
+    for (long i = RESERVED_IMMUTABLE_OFFSET; i < CRC_OFFSET; i++) {
+      check(h.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) == 0, path, "reserved byte " + i + " is not zero");
+    }
+    // mutable words: each is range-checked, since no checksum can cover them
+    long fileSize = u64(h, FILE_SIZE_OFFSET);
+    check(fileSize >= heap + chunk && fileSize % chunk == 0, path, "recorded file size " + fileSize + " is not a whole number of chunks past the heap start");
+    if (actual < fileSize) {
+      throw new TruncatedPoolException(path + " is " + actual + " bytes long but its header records " + fileSize + ": the file was truncated (or copied in part); restore it from a copy");
+    }
+    long clean = u64(h, CLEAN_SHUTDOWN_OFFSET);
+    check(clean == 0 || clean == 1, path, "clean-shutdown marker is " + clean + ", not 0 or 1");
+    check(u64(h, RECOVERY_EPOCH_OFFSET) > 0, path, "recovery epoch is not positive");
+    check(u64(h, RESERVED_MUTABLE_OFFSET) == 0, path, "reserved word is not zero");
+    for (int i = 0; i < ROOT_COUNT; i++) {
+      long root = u64(h, rootOffset(i));
+      check(root == 0 || (root >= heap && root < fileSize && (root & 7) == 0), path, "root " + i + " = " + root + " does not point into the heap [" + heap + ", " + fileSize + ")");
+    }
+    for (long i = RESERVED_TAIL_OFFSET; i < HEADER_SIZE; i += 8) {
+      check(u64(h, i) == 0, path, "reserved header bytes at " + i + " are not zero");
+    }
+    return fileSize;
+  }
+
+  private static void check(boolean ok, Path path, String what) throws CorruptPoolException {
+    if (!ok) {
+      throw new CorruptPoolException(path + ": invalid pool header: " + what + "; the file was damaged or was not written by pmhash");
+    }
+  }
+
+  private static FileLock lockOrThrow(FileChannel channel, Path path) throws IOException {
+    FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      throw new PoolLockedException(path + " is already open in this JVM: close that Pool first (one opener at a time)");
+    }
+    if (lock == null) {
+      throw new PoolLockedException(path + " is locked by another process: one opener at a time; close it there first");
+    }
+    return lock;
+  }
+
+  /** Maps [0, size) of an open, locked, validated file and picks the persistence. */
+  private static Pool map(Path path, FileChannel channel, FileLock lock, PoolOptions options, long size, boolean created) throws IOException {
+    Durability asked = options.durability();
+    Arena arena = Arena.ofShared();
+    boolean done = false;
+    try {
+      MemorySegment memory;
+      Durability mode;
+      Persistence persistence;
+      if (options.persistenceFactory() != null) {
+        memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        persistence = options.persistenceFactory().get();
+        mode = asked == Durability.AUTO ? Durability.PROCESS : asked;
+      } else if (asked == Durability.PMEM || asked == Durability.AUTO) {
+        MemorySegment synced = mapSync(channel, size, arena);
+        if (synced != null) {
+          memory = synced;
+          mode = Durability.PMEM;
+        } else if (asked == Durability.PMEM) {
+          throw new DurabilityUnsupportedException(path + " cannot be mapped with MAP_SYNC: its file system is not a DAX mount of persistent memory. Use PMEM_EMULATED (the same flush instructions, survives a process crash), MSYNC (survives power loss through msync) or PROCESS (the AUTO choice on such files)");
+        } else {
+          memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+          mode = Durability.PROCESS;
+        }
+        persistence = persistenceFor(mode);
+      } else {
+        memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        mode = asked;
+        persistence = persistenceFor(mode);
+      }
+      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0);
+      LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
+      done = true;
+      return pool;
+    } finally {
+      if (!done) {
+        arena.close();
+      }
+    }
+  }
+
+  private static MemorySegment mapSync(FileChannel channel, long size, Arena arena) {
+    try {
+      return channel.map(ExtendedMapMode.READ_WRITE_SYNC, 0, size, arena);
+    } catch (IOException | UnsupportedOperationException e) {
+      return null;
+    }
+  }
+
+  private static Persistence persistenceFor(Durability mode) {
+    return switch (mode) {
+      case PMEM, PMEM_EMULATED -> NativeShim.available()
+          ? new NativePersistence()
+          : new ForcePersistence(NativeShim.describe());
+      case MSYNC -> new ForcePersistence("msync of the flushed range at each drain");
+      case PROCESS -> new OrderingPersistence("none (PROCESS: ordering only; survives kill -9, not power loss)");
+      case VOLATILE -> new OrderingPersistence("none (VOLATILE: anonymous memory)");
+      case AUTO -> throw new IllegalArgumentException("AUTO is resolved before this point");
+    };
+  }
+
+  private void markOpen(boolean clean) {
+    MemorySegment m = memory;
+    // PERSIST: cleared before anything else is written, so a crash from now on is visible.
+    setWordRelease(m, CLEAN_SHUTDOWN_OFFSET, 0);
+    setWordRelease(m, RECOVERY_EPOCH_OFFSET, u64(m, RECOVERY_EPOCH_OFFSET) + 1);
+    setWordRelease(m, FILE_SIZE_OFFSET, m.byteSize());
+    persistence.persist(FILE_SIZE_OFFSET, 24);
+    LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
+  }
+
+  // ---------------------------------------------------------------- accessors
+
+  /**
+   * The current mapping: offset 0 is the pool base, and it covers every offset published before
+   * this call. Read it after reading an offset you will dereference (or re-read it when an offset
+   * lies beyond {@code byteSize()}): growth publishes larger mappings.
+   *
+   * @return the mapping
+   */
+  public MemorySegment memory() {
+    return memory;
+  }
+
+  /** @return the mapped size in bytes */
+  public long size() {
+    return memory.byteSize();
+  }
+
+  /** @return the persistence seam of this pool */
+  public Persistence persistence() {
+    return persistence;
+  }
+
+  /** @return the durability mode in force (never {@link Durability#AUTO}) */
+  public Durability durability() {
+    return durability;
+  }
+
+  /** @return true when the previous opener closed the pool cleanly (no recovery needed) */
+  public boolean lastShutdownClean() {
+    return lastShutdownClean;
+  }
+
+  /** @return the recovery epoch: incremented at every open (Dash §4.8's global version) */
+  public long recoveryEpoch() {
+    return wordAcquire(memory, RECOVERY_EPOCH_OFFSET);
+  }
+
+  /** @return the file, or null for a volatile pool */
+  public Path path() {
+    return path;
+  }
+
+  /** @return the scheme name recorded in the header */
+  public String scheme() {
+    return scheme;
+  }
+
+  /** @return the scheme's layout version recorded in the header */
+  public int schemeVersion() {
+    return schemeVersion;
+  }
+
+  /** @return a copy of the scheme parameters recorded in the header */
+  public long[] schemeParams() {
+    return schemeParams.clone();
+  }
+
+  /** @return a random id given to the pool at create, the same in every copy of the file */
+  public long poolId() {
+    return poolId;
+  }
+
+  /** @return where the heap (allocator chunks) starts */
+  public long heapOffset() {
+    return heapOffset;
+  }
+
+  /** @return the allocator chunk size */
+  public long chunkSize() {
+    return chunkSize;
+  }
+
+  /** @return where the lanes start */
+  public long lanesOffset() {
+    return lanesOffset;
+  }
+
+  /** @return the number of lanes */
+  public int laneCount() {
+    return laneCount;
+  }
+
+  /** @return bytes per lane */
+  public int laneSize() {
+    return laneSize;
+  }
+
+  /** @return the maximum size this pool may grow to */
+  public long maxSize() {
+    return maxSize;
+  }
+
+  /**
+   * Reads a scheme root (acquire).
+   *
+   * @param index 0 .. 15
+   * @return the offset stored there, 0 when none
+   */
+  public long root(int index) {
+    Objects.checkIndex(index, ROOT_COUNT);
+    return wordAcquire(memory, rootOffset(index));
+  }
+
+  /**
+   * Stores a scheme root with one atomic 8-byte release store and persists it.
+   *
+   * @param index 0 .. 15
+   * @param offset a heap offset or 0
+   */
+  public void setRoot(int index, long offset) {
+    Objects.checkIndex(index, ROOT_COUNT);
+    if (offset != 0 && (offset < heapOffset || offset >= size() || (offset & 7) != 0)) {
+      throw new IllegalArgumentException("root " + index + " = " + offset + " is not an aligned heap offset");
+    }
+    setWordRelease(memory, rootOffset(index), offset);
+    persistence.persist(rootOffset(index), 8);
+  }
+
+  /**
+   * The pool offset of the allocator's header word {@code index} (0..7), which the allocator
+   * owns.
+   *
+   * @param index 0 .. 7
+   * @return its offset
+   */
+  public static long allocatorWord(int index) {
+    Objects.checkIndex(index, ALLOCATOR_WORD_COUNT);
+    return allocatorWordOffset(index);
+  }
+
+  /**
+   * The pool offset of scheme root word {@code index}, for schemes that publish a root with CAS
+   * or through a log rather than with {@link #setRoot}.
+   *
+   * @param index 0 .. 15
+   * @return its offset
+   */
+  public static long rootWord(int index) {
+    Objects.checkIndex(index, ROOT_COUNT);
+    return rootOffset(index);
+  }
+
+  // ---------------------------------------------------------------- growth
+
+  /**
+   * Grows the pool so that it is at least {@code minSize} bytes: doubles it (or more, if asked),
+   * within {@link #maxSize()}, in whole chunks. Does nothing if it is already that large.
+   *
+   * @param minSize the size needed
+   * @throws PoolFullException if the pool may not or cannot grow that far; nothing changed
+   */
+  public void ensureSize(long minSize) {
+    if (memory.byteSize() >= minSize) {
+      return;
+    }
+    grow(minSize);
+  }
+
+  @SuppressWarnings("restricted") // a larger view of our own anonymous reservation
+  private synchronized void grow(long minSize) {
+    MemorySegment old = memory;
+    long oldSize = old.byteSize();
+    if (oldSize >= minSize) {
+      return;
+    }
+    if (closed) {
+      throw new IllegalStateException("pool is closed");
+    }
+    if (minSize > maxSize) {
+      throw new PoolFullException("pool " + describeWhere() + " is full: it needs " + minSize + " bytes and its maximum size is " + maxSize + "; create it with a larger PoolOptions.withMaxSize", null);
+    }
+    long target = Math.max(minSize, oldSize > maxSize / 2 ? maxSize : oldSize * 2);
+    target = Math.min(maxSize, (target + chunkSize - 1) & -chunkSize);
+    if (target < minSize) {
+      throw new PoolFullException("pool " + describeWhere() + " is full: it needs " + minSize + " bytes, more than whole chunks below its maximum size " + maxSize, null);
+    }
+    MemorySegment grown;
+    if (channel == null) {
+      if (anonymousReservation == 0 || target > anonymousReservation) {
+        throw new PoolFullException("volatile pool is full: it needs " + minSize + " bytes and its reservation is " + Math.max(anonymousReservation, oldSize) + "; create it with a larger initial or maximum size", null);
+      }
+      grown = MemorySegment.ofAddress(anonymousBase).reinterpret(target, arena, null);
+    } else {
+      try {
+        zeroFill(channel, oldSize, target);
+        if (durability == Durability.PMEM || durability == Durability.MSYNC) {
+          channel.force(true);
+        }
+        grown = durability == Durability.PMEM
+            ? channel.map(ExtendedMapMode.READ_WRITE_SYNC, 0, target, arena)
+            : channel.map(FileChannel.MapMode.READ_WRITE, 0, target, arena);
+      } catch (IOException e) {
+        try {
+          channel.truncate(oldSize);
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw new PoolFullException("pool " + describeWhere() + " could not grow from " + oldSize + " to " + target + " bytes (" + e.getMessage() + "): free space on its file system or move it", e);
+      }
+    }
+    persistence.mapped(grown);
+    memory = grown;
+    // PERSIST: the new size is recorded only once the file holds it (zero-filled above);
+    // a crash before this leaves a longer file, which open accepts.
+    setWordRelease(grown, FILE_SIZE_OFFSET, target);
+    persistence.persist(FILE_SIZE_OFFSET, 8);
+    LOG.log(System.Logger.Level.DEBUG, "pmhash pool " + describeWhere() + " grew from " + oldSize + " to " + target + " bytes");
+  }
+
+  private String describeWhere() {
+    return path == null ? "(anonymous)" : path.toString();
+  }
+
+  private static void zeroFill(FileChannel channel, long from, long to) throws IOException {
+    ByteBuffer zeros = ByteBuffer.allocateDirect(ZERO_FILL_CHUNK);
+    for (long pos = from; pos < to; ) {
+      zeros.clear();
+      zeros.limit((int) Math.min(ZERO_FILL_CHUNK, to - pos));
+      pos += writeFully(channel, zeros, pos);
+    }
+  }
+
+  private static int writeFully(FileChannel channel, ByteBuffer buf, long position) throws IOException {
+    int written = 0;
+    while (buf.hasRemaining()) {
+      written += channel.write(buf, position + written);
+    }
+    return written;
+  }
+
+  // ---------------------------------------------------------------- close
+
+  /** @return true until {@link #close()} */
+  public boolean isOpen() {
+    return !closed;
+  }
+
+  /**
+   * Persists the clean-shutdown marker, unmaps the file and releases the lock. Operations must
+   * have finished; using the pool's memory afterwards throws {@link IllegalStateException}.
+   *
+   * @throws IOException if the file cannot be forced or closed
+   */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      MemorySegment m = memory;
+      if (channel != null) {
+        if (durability == Durability.MSYNC) {
+          m.force();
+        }
+        // PERSIST: the marker is written after everything else is durable.
+        setWordRelease(m, CLEAN_SHUTDOWN_OFFSET, 1);
+        persistence.persist(CLEAN_SHUTDOWN_OFFSET, 8);
+        if (durability == Durability.MSYNC || durability == Durability.PMEM) {
+          m.force();
+        }
+      }
+    } finally {
+      try {
+        arena.close();
+      } finally {
+        if (channel != null) {
+          try {
+            lock.release();
+          } finally {
+            channel.close();
+          }
+        }
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Pool[" + describeWhere() + ", " + durability + ", " + size() + " bytes, scheme " + scheme + "]";
+  }
+}

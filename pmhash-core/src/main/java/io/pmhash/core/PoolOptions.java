@@ -1,0 +1,267 @@
+package io.pmhash.core;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * How to create or open a pool. Immutable; every {@code withX} returns a copy. The defaults are
+ * safe for production: {@link Durability#AUTO}, 64 MiB initial size, growth without a limit
+ * other than the file system's.
+ *
+ * <pre>{@code
+ * PoolOptions options = PoolOptions.defaults()
+ *     .withScheme("dash-eh", 1)
+ *     .withDurability(Durability.PMEM_EMULATED)
+ *     .withInitialSize(256L << 20);
+ * }</pre>
+ */
+public final class PoolOptions {
+  /** Default initial size of a new pool: 64 MiB. */
+  public static final long DEFAULT_INITIAL_SIZE = 64L << 20;
+
+  /** Default number of logging lanes: concurrent publishes and transactions in flight. */
+  public static final int DEFAULT_LANE_COUNT = 64;
+
+  /** Default bytes per lane (redo and undo records of one operation). */
+  public static final int DEFAULT_LANE_SIZE = 4096;
+
+  /** Default allocator chunk: the unit in which the heap is carved into runs and huge blocks. */
+  public static final long DEFAULT_CHUNK_SIZE = 256L << 10;
+
+  /** Most scheme parameters a header records. */
+  public static final int MAX_SCHEME_PARAMS = 8;
+
+  private static final long[] NO_PARAMS = new long[0];
+  private static final PoolOptions DEFAULTS =
+      new PoolOptions(
+          Durability.AUTO,
+          DEFAULT_INITIAL_SIZE,
+          Long.MAX_VALUE,
+          null,
+          0,
+          NO_PARAMS,
+          DEFAULT_LANE_COUNT,
+          DEFAULT_LANE_SIZE,
+          DEFAULT_CHUNK_SIZE,
+          null);
+
+  private final Durability durability;
+  private final long initialSize;
+  private final long maxSize;
+  private final String scheme;
+  private final int schemeVersion;
+  private final long[] schemeParams;
+  private final int laneCount;
+  private final int laneSize;
+  private final long chunkSize;
+  private final Supplier<? extends Persistence> persistence;
+
+  private PoolOptions(
+      Durability durability,
+      long initialSize,
+      long maxSize,
+      String scheme,
+      int schemeVersion,
+      long[] schemeParams,
+      int laneCount,
+      int laneSize,
+      long chunkSize,
+      Supplier<? extends Persistence> persistence) {
+    this.durability = durability;
+    this.initialSize = initialSize;
+    this.maxSize = maxSize;
+    this.scheme = scheme;
+    this.schemeVersion = schemeVersion;
+    this.schemeParams = schemeParams;
+    this.laneCount = laneCount;
+    this.laneSize = laneSize;
+    this.chunkSize = chunkSize;
+    this.persistence = persistence;
+  }
+
+  /**
+   * The defaults: {@link Durability#AUTO}, {@value #DEFAULT_INITIAL_SIZE} bytes, no size limit,
+   * no scheme.
+   *
+   * @return the default options
+   */
+  public static PoolOptions defaults() {
+    return DEFAULTS;
+  }
+
+  private PoolOptions copy(
+      Durability d,
+      long initial,
+      long max,
+      String s,
+      int sv,
+      long[] sp,
+      int lanes,
+      int laneBytes,
+      long chunk,
+      Supplier<? extends Persistence> p) {
+    return new PoolOptions(d, initial, max, s, sv, sp, lanes, laneBytes, chunk, p);
+  }
+
+  /**
+   * @param mode the durability mode; {@link Durability#AUTO} picks one at open
+   * @return a copy with this mode
+   */
+  public PoolOptions withDurability(Durability mode) {
+    Objects.requireNonNull(mode, "durability");
+    return copy(mode, initialSize, maxSize, scheme, schemeVersion, schemeParams, laneCount,
+        laneSize, chunkSize, persistence);
+  }
+
+  /**
+   * @param bytes the size a new pool file starts with; rounded up to whole chunks, at least
+   *     the header, the lanes and one chunk
+   * @return a copy with this initial size
+   */
+  public PoolOptions withInitialSize(long bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("initial size must be positive, got " + bytes);
+    }
+    return copy(durability, bytes, maxSize, scheme, schemeVersion, schemeParams, laneCount,
+        laneSize, chunkSize, persistence);
+  }
+
+  /**
+   * @param bytes the largest the pool may grow to; past it allocation throws {@link
+   *     PoolFullException}. {@link Long#MAX_VALUE} (the default) means the file system's limit.
+   * @return a copy with this maximum size
+   */
+  public PoolOptions withMaxSize(long bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("max size must be positive, got " + bytes);
+    }
+    return copy(durability, initialSize, bytes, scheme, schemeVersion, schemeParams, laneCount,
+        laneSize, chunkSize, persistence);
+  }
+
+  /**
+   * Names the scheme a new pool holds (recorded in the header) or, for open, the scheme the pool
+   * must hold.
+   *
+   * @param name 1 to 16 printable ASCII characters, e.g. {@code "dash-eh"}
+   * @param version the scheme's own layout version, recorded and checked on open
+   * @param params up to {@value #MAX_SCHEME_PARAMS} layout parameters, recorded in the header
+   * @return a copy naming this scheme
+   */
+  public PoolOptions withScheme(String name, int version, long... params) {
+    checkSchemeName(name);
+    if (params.length > MAX_SCHEME_PARAMS) {
+      throw new IllegalArgumentException(
+          "a header records at most " + MAX_SCHEME_PARAMS + " scheme parameters, got "
+              + params.length);
+    }
+    return copy(durability, initialSize, maxSize, name, version, params.clone(), laneCount,
+        laneSize, chunkSize, persistence);
+  }
+
+  /**
+   * Allocator and log geometry of a new pool; the defaults suit every scheme, change them only
+   * for tests or very small pools.
+   *
+   * @param lanes concurrent logged operations, 1 to 1024
+   * @param laneBytes bytes per lane, a multiple of 64 from 512 to 1 MiB
+   * @param chunkBytes allocator chunk, a power of two from 64 KiB to 64 MiB
+   * @return a copy with this geometry
+   */
+  public PoolOptions withGeometry(int lanes, int laneBytes, long chunkBytes) {
+    if (lanes < 1 || lanes > 1024) {
+      throw new IllegalArgumentException("lane count must be 1..1024, got " + lanes);
+    }
+    if (laneBytes < 512 || laneBytes > (1 << 20) || laneBytes % 64 != 0) {
+      throw new IllegalArgumentException(
+          "lane size must be a multiple of 64 from 512 to 1 MiB, got " + laneBytes);
+    }
+    if (chunkBytes < (64 << 10) || chunkBytes > (64L << 20) || Long.bitCount(chunkBytes) != 1) {
+      throw new IllegalArgumentException(
+          "chunk size must be a power of two from 64 KiB to 64 MiB, got " + chunkBytes);
+    }
+    return copy(durability, initialSize, maxSize, scheme, schemeVersion, schemeParams, lanes,
+        laneBytes, chunkBytes, persistence);
+  }
+
+  /**
+   * Replaces the persistence the durability mode would choose, for the crash simulator and for
+   * tests. The file is then mapped as for {@link Durability#PROCESS}.
+   *
+   * @param factory makes the pool's persistence; called once per open
+   * @return a copy that uses it
+   */
+  public PoolOptions withPersistence(Supplier<? extends Persistence> factory) {
+    Objects.requireNonNull(factory, "persistence factory");
+    return copy(durability, initialSize, maxSize, scheme, schemeVersion, schemeParams, laneCount,
+        laneSize, chunkSize, factory);
+  }
+
+  static void checkSchemeName(String name) {
+    Objects.requireNonNull(name, "scheme name");
+    if (name.isEmpty() || name.length() > 16 || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+      throw new IllegalArgumentException(
+          "a scheme name is 1 to 16 printable ASCII characters without spaces, got '" + name + "'");
+    }
+  }
+
+  /** @return the durability mode asked for */
+  public Durability durability() {
+    return durability;
+  }
+
+  /** @return the initial size of a new pool */
+  public long initialSize() {
+    return initialSize;
+  }
+
+  /** @return the maximum size the pool may grow to */
+  public long maxSize() {
+    return maxSize;
+  }
+
+  /** @return the scheme name, or null when none was given */
+  public String scheme() {
+    return scheme;
+  }
+
+  /** @return the scheme's layout version */
+  public int schemeVersion() {
+    return schemeVersion;
+  }
+
+  /** @return a copy of the scheme parameters */
+  public long[] schemeParams() {
+    return schemeParams.clone();
+  }
+
+  /** @return the lane count of a new pool */
+  public int laneCount() {
+    return laneCount;
+  }
+
+  /** @return bytes per lane of a new pool */
+  public int laneSize() {
+    return laneSize;
+  }
+
+  /** @return the allocator chunk size of a new pool */
+  public long chunkSize() {
+    return chunkSize;
+  }
+
+  /** @return the persistence factory that replaces the durability mode's, or null */
+  public Supplier<? extends Persistence> persistenceFactory() {
+    return persistence;
+  }
+
+  @Override
+  public String toString() {
+    return "PoolOptions[durability=" + durability + ", initialSize=" + initialSize
+        + ", maxSize=" + (maxSize == Long.MAX_VALUE ? "unlimited" : maxSize)
+        + ", scheme=" + scheme + " v" + schemeVersion + " " + Arrays.toString(schemeParams)
+        + ", lanes=" + laneCount + "x" + laneSize + ", chunk=" + chunkSize
+        + (persistence != null ? ", custom persistence" : "") + "]";
+  }
+}
