@@ -1,0 +1,407 @@
+package io.pmhash.core.log;
+
+import static io.pmhash.core.log.LaneLayout.UNDO_CLEAR_BITS;
+import static io.pmhash.core.log.LaneLayout.UNDO_ENTRY_HEADER;
+import static io.pmhash.core.log.LaneLayout.UNDO_GENERATION;
+import static io.pmhash.core.log.LaneLayout.UNDO_RANGE;
+import static io.pmhash.core.log.LaneLayout.UNDO_SET_BITS;
+
+import io.pmhash.core.CorruptPoolException;
+import io.pmhash.core.Persistence;
+import io.pmhash.core.internal.Words;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A failure-atomic transaction in one lane's undo section: every range snapshotted, every block
+ * allocated and every block freed in it takes effect all or nothing with respect to a crash and
+ * to an abort.
+ *
+ * <h2>Persist order</h2>
+ *
+ * <ol>
+ *   <li>{@link #snapshot}: an entry (target, length, checksum, old bytes) is written and persisted
+ *       before {@code snapshot} returns, so the old bytes are durable before the caller's first
+ *       store to the range. The checksum covers the lane's undo generation, the entry's position
+ *       and its bytes: the log is the chain of entries from the start of the section whose
+ *       checksums hold, so a torn entry ends the chain (its range was not yet modified) and an
+ *       entry of an earlier transaction never validates.
+ *   <li>{@link #alloc} and {@link #free} write an entry naming the block's owned bit (flushed, not
+ *       yet drained) and change nothing else persistent; the bit itself changes at commit.
+ *   <li>{@link #commit}: (a) a drain, if step 2 left entries undrained, so that every bit's undo
+ *       entry is durable before the bit changes; (b) the owned bits of allocated blocks are set
+ *       and those of freed blocks cleared, atomically per bit ({@code getAndBitwiseOr/And}), and
+ *       flushed, with every snapshotted range and every allocated block (whole); (c) one drain:
+ *       all of it durable while the log is still valid; (d) the commit point: one release store
+ *       that increments the lane's undo generation, persisted; every entry is invalid from here.
+ * </ol>
+ *
+ * A commit costs two or three drains plus one per snapshot. Freed blocks are reused only after
+ * a grace period ({@link TxAllocator#retire}).
+ *
+ * <h2>Rollback</h2>
+ *
+ * Closing without {@link #commit} (an exception, or a deliberate abort) and recovery at open
+ * undo the entries in reverse order: ranges get their old bytes back, allocated blocks' bits are
+ * cleared and freed blocks' bits set again, each with one atomic bit operation, so a rollback
+ * never restores a whole bitmap word that other threads changed meanwhile. Then the ranges are
+ * persisted and the generation is incremented (persisted). Rollback is idempotent.
+ *
+ * <h2>The caller's duties</h2>
+ *
+ * It holds exclusive ownership (its own locks) of every snapshotted range from the snapshot
+ * until {@link #close()}; it modifies only snapshotted ranges and blocks it allocated in the
+ * transaction; it never snapshots allocator metadata (use {@link #alloc} and {@link #free}); and
+ * it does not start another lane operation (a redo step, a publish, a nested transaction) from
+ * inside a transaction, which could wait for a lane forever in a pool with one lane. A {@code
+ * Tx} is its lane's object, reused by the next transaction: do not use it after {@code close}.
+ *
+ * <p>A transaction whose entries do not fit in the undo section ({@link
+ * UndoLog#capacityBytes()}) fails with {@link LaneOverflowException} and stays open, to be rolled
+ * back by {@code close}.
+ */
+public final class Tx implements AutoCloseable {
+  private static final int IDLE = 0;
+  private static final int ACTIVE = 1;
+  private static final int COMMITTED = 2;
+
+  private final Lanes lanes;
+  private final Lane lane;
+  private final TxAllocator allocator;
+  private final long undoBase;
+  private final long[] entryPos;
+  private final long[] rangeOff;
+  private final long[] rangeLen;
+  private final long[] allocBlock;
+  private final long[] allocWord;
+  private final long[] allocMask;
+  private final long[] freeBlock;
+  private final long[] freeWord;
+  private final long[] freeMask;
+  private int state = IDLE;
+  private long generation;
+  private int used;
+  private int entries;
+  private int ranges;
+  private int allocs;
+  private int frees;
+  private boolean undrained;
+
+  Tx(Lanes lanes, Lane lane, TxAllocator allocator) {
+    this.lanes = lanes;
+    this.lane = lane;
+    this.allocator = allocator;
+    this.undoBase = lane.offset + lanes.undoStart;
+    int max = lanes.undoBytes / (UNDO_ENTRY_HEADER + 8) + 1;
+    this.entryPos = new long[max];
+    this.rangeOff = new long[2 * max];
+    this.rangeLen = new long[2 * max];
+    this.allocBlock = new long[max];
+    this.allocWord = new long[max];
+    this.allocMask = new long[max];
+    this.freeBlock = new long[max];
+    this.freeWord = new long[max];
+    this.freeMask = new long[max];
+  }
+
+  void start() {
+    generation = Words.getAcquire(lanes.pool.memory(), lane.offset + UNDO_GENERATION);
+    used = 0;
+    entries = 0;
+    ranges = 0;
+    allocs = 0;
+    frees = 0;
+    undrained = false;
+    state = ACTIVE;
+  }
+
+  /** @return the index of the lane this transaction runs in */
+  public int laneIndex() {
+    return lane.index;
+  }
+
+  /** @return bytes of the undo section this transaction has used */
+  public int bytesUsed() {
+    return used;
+  }
+
+  /**
+   * Records the current bytes of a range, durably, before the caller modifies it. Overlapping
+   * snapshots are allowed (the oldest bytes win at rollback).
+   *
+   * @param offset pool offset of the range (heap, or the header's root words)
+   * @param length bytes, at least one
+   * @throws LaneOverflowException if the entry does not fit in the lane; nothing was logged
+   */
+  public void snapshot(long offset, long length) {
+    checkActive();
+    lanes.checkRange(offset, length, "snapshot range");
+    long need = LaneLayout.undoEntryBytes(length);
+    reserveSpace(need, "a snapshot of " + length + " bytes");
+    MemorySegment m = lanes.memoryCovering(offset + length);
+    long at = undoBase + used;
+    MemorySegment.copy(m, offset, m, at + UNDO_ENTRY_HEADER, length);
+    for (long i = UNDO_ENTRY_HEADER + length; i < need; i++) {
+      m.set(ValueLayout.JAVA_BYTE, at + i, (byte) 0);
+    }
+    writeEntryHeader(m, at, offset, UNDO_RANGE, length);
+    // PERSIST(tx 1): the old bytes are durable before snapshot returns and the caller writes.
+    lanes.persistence.flush(at, need);
+    lanes.persistence.drain();
+    undrained = false;
+    addRange(offset, length);
+  }
+
+  /**
+   * Allocates a block that becomes owned only if the transaction commits. The caller fills it;
+   * commit flushes it whole.
+   *
+   * @param size bytes needed
+   * @return the block's pool offset
+   * @throws io.pmhash.core.PoolFullException if the pool cannot grow; the transaction is
+   *     unchanged
+   * @throws LaneOverflowException if the entry does not fit in the lane; nothing changed
+   */
+  public long alloc(long size) {
+    checkActive();
+    TxAllocator a = requireAllocator();
+    long need = LaneLayout.undoEntryBytes(8);
+    reserveSpace(need, "an allocation");
+    long block = a.reserveForTx(size);
+    long word = a.ownedWord(block);
+    long mask = a.ownedMask(block);
+    writeBitsEntry(UNDO_CLEAR_BITS, word, mask, need);
+    allocBlock[allocs] = block;
+    allocWord[allocs] = word;
+    allocMask[allocs] = mask;
+    allocs++;
+    addRange(block, a.blockSize(block));
+    return block;
+  }
+
+  /**
+   * Frees an owned block when the transaction commits (then it is reused only after a grace
+   * period). Until then the block stays owned and readable.
+   *
+   * @param block the block's offset
+   * @throws IllegalArgumentException if it is not an owned block
+   * @throws LaneOverflowException if the entry does not fit in the lane; nothing changed
+   */
+  public void free(long block) {
+    checkActive();
+    TxAllocator a = requireAllocator();
+    long need = LaneLayout.undoEntryBytes(8);
+    reserveSpace(need, "a free");
+    a.checkFreeable(block);
+    long word = a.ownedWord(block);
+    long mask = a.ownedMask(block);
+    writeBitsEntry(UNDO_SET_BITS, word, mask, need);
+    freeBlock[frees] = block;
+    freeWord[frees] = word;
+    freeMask[frees] = mask;
+    frees++;
+  }
+
+  private void writeBitsEntry(int kind, long word, long mask, long need) {
+    MemorySegment m = lanes.pool.memory();
+    long at = undoBase + used;
+    Words.set(m, at + UNDO_ENTRY_HEADER, mask);
+    writeEntryHeader(m, at, word, kind, 8);
+    // PERSIST(tx 2): flushed now, drained before the bit changes (commit step a).
+    lanes.persistence.flush(at, need);
+    undrained = true;
+  }
+
+  private void writeEntryHeader(MemorySegment m, long at, long target, int kind, long length) {
+    long meta = ((long) kind << 56) | length;
+    Words.set(m, at, target);
+    Words.set(m, at + 8, meta);
+    Words.set(m, at + 16, checksum(m, lane.index, generation, used, at, target, meta, length));
+    entryPos[entries++] = used;
+    used += (int) LaneLayout.undoEntryBytes(length);
+  }
+
+  private static long checksum(MemorySegment m, int lane, long gen, long pos, long at, long target, long meta, long length) {
+    long h = Words.mix(Words.mix(Words.mix(Words.SEED, lane), gen), pos);
+    h = Words.mix(Words.mix(h, target), meta);
+    long end = at + LaneLayout.undoEntryBytes(length);
+    for (long w = at + UNDO_ENTRY_HEADER; w < end; w += 8) {
+      h = Words.mix(h, Words.get(m, w));
+    }
+    long c = Words.finish(h);
+    return c == 0 ? 1 : c;
+  }
+
+  private void reserveSpace(long need, String what) {
+    if (used + need > lanes.undoBytes) {
+      throw new LaneOverflowException(
+          what + " needs " + need + " bytes of undo log but the transaction has used " + used
+              + " of the lane's " + lanes.undoBytes + " (lanes of " + lanes.laneSize
+              + " bytes); split the transaction or create the pool with larger lanes:"
+              + " PoolOptions.withGeometry(lanes, laneBytes, chunkBytes)");
+    }
+  }
+
+  private void addRange(long offset, long length) {
+    rangeOff[ranges] = offset;
+    rangeLen[ranges] = length;
+    ranges++;
+  }
+
+  private TxAllocator requireAllocator() {
+    if (allocator == null) {
+      throw new IllegalStateException("this undo log has no allocator");
+    }
+    return allocator;
+  }
+
+  private void checkActive() {
+    if (state != ACTIVE) {
+      throw new IllegalStateException(state == COMMITTED
+          ? "the transaction is committed: begin a new one"
+          : "the transaction is closed: begin a new one with UndoLog.begin()");
+    }
+  }
+
+  /** Makes every change of the transaction durable and invalidates its log (see the class comment). */
+  public void commit() {
+    checkActive();
+    boolean done = false;
+    try {
+      commitChanges();
+      done = true;
+    } finally {
+      if (!done) {
+        lane.poisoned = true; // the log stays valid: the next open rolls it back
+      }
+    }
+    state = COMMITTED;
+    for (int i = 0; i < frees; i++) {
+      allocator.retire(freeBlock[i]);
+    }
+  }
+
+  private void commitChanges() {
+    Persistence p = lanes.persistence;
+    if (entries == 0) {
+      return;
+    }
+    if (undrained) {
+      // PERSIST(tx 3a): every bit's undo entry is durable before the bit changes.
+      p.drain();
+    }
+    MemorySegment m = lanes.pool.memory();
+    for (int i = 0; i < allocs; i++) {
+      m = lanes.memoryCovering(allocWord[i] + 8);
+      Words.getAndOr(m, allocWord[i], allocMask[i]);
+      p.flush(allocWord[i], 8);
+    }
+    for (int i = 0; i < frees; i++) {
+      m = lanes.memoryCovering(freeWord[i] + 8);
+      Words.getAndAndNot(m, freeWord[i], freeMask[i]);
+      p.flush(freeWord[i], 8);
+    }
+    for (int i = 0; i < ranges; i++) {
+      p.flush(rangeOff[i], rangeLen[i]);
+    }
+    // PERSIST(tx 3c): everything the transaction changed is durable while its log is valid.
+    p.drain();
+    long genWord = lane.offset + UNDO_GENERATION;
+    Words.setRelease(m, genWord, generation + 1);
+    // PERSIST(tx 3d): the commit point; every entry is invalid from here.
+    p.persist(genWord, 8);
+  }
+
+  /** Rolls back if not committed, then gives the lane back. */
+  @Override
+  public void close() {
+    if (state == IDLE) {
+      return;
+    }
+    boolean active = state == ACTIVE;
+    state = IDLE;
+    if (active) {
+      boolean done = false;
+      try {
+        if (entries > 0) {
+          rollback(lanes, lane, entryPos, entries, generation);
+        }
+        done = true;
+      } finally {
+        if (!done) {
+          lane.poisoned = true;
+        }
+      }
+      for (int i = 0; i < allocs; i++) {
+        allocator.abandon(allocBlock[i]);
+      }
+    }
+    lanes.release(lane);
+  }
+
+  /** Undoes entries [0, n) in reverse, persists, then invalidates the log. */
+  private static void rollback(Lanes lanes, Lane lane, long[] pos, int n, long generation) {
+    Persistence p = lanes.persistence;
+    MemorySegment m = lanes.pool.memory();
+    long base = lane.offset + lanes.undoStart;
+    for (int i = n - 1; i >= 0; i--) {
+      long at = base + pos[i];
+      long target = Words.get(m, at);
+      long meta = Words.get(m, at + 8);
+      int kind = (int) (meta >>> 56);
+      long length = meta & 0xFFFF_FFFFL;
+      m = lanes.memoryCovering(target + length);
+      switch (kind) {
+        case UNDO_RANGE -> MemorySegment.copy(m, at + UNDO_ENTRY_HEADER, m, target, length);
+        case UNDO_CLEAR_BITS -> Words.getAndAndNot(m, target, Words.get(m, at + UNDO_ENTRY_HEADER));
+        case UNDO_SET_BITS -> Words.getAndOr(m, target, Words.get(m, at + UNDO_ENTRY_HEADER));
+        default -> throw new IllegalStateException("undo kind " + kind);
+      }
+      p.flush(target, length);
+    }
+    // PERSIST(rollback 1): the old state is durable before the log is invalidated.
+    p.drain();
+    long genWord = lane.offset + UNDO_GENERATION;
+    Words.setRelease(m, genWord, generation + 1);
+    // PERSIST(rollback 2): invalidated; a crash before this rolls back again (idempotent).
+    p.persist(genWord, 8);
+  }
+
+  /**
+   * Rolls back a lane's valid undo log, if any.
+   *
+   * @return true if there was one
+   */
+  static boolean recoverLane(Lanes lanes, Lane lane) throws CorruptPoolException {
+    MemorySegment m = lanes.pool.memory();
+    long size = m.byteSize();
+    long generation = Words.getAcquire(m, lane.offset + UNDO_GENERATION);
+    long base = lane.offset + lanes.undoStart;
+    long[] pos = new long[lanes.undoBytes / (UNDO_ENTRY_HEADER + 8) + 1];
+    int n = 0;
+    long used = 0;
+    while (used + UNDO_ENTRY_HEADER + 8 <= lanes.undoBytes) {
+      long at = base + used;
+      long target = Words.get(m, at);
+      long meta = Words.get(m, at + 8);
+      int kind = (int) (meta >>> 56);
+      long length = meta & 0xFFFF_FFFFL;
+      boolean shape = (meta & 0x00FF_FFFF_0000_0000L) == 0
+          && (kind == UNDO_RANGE ? length > 0 : (kind == UNDO_CLEAR_BITS || kind == UNDO_SET_BITS) && length == 8)
+          && used + LaneLayout.undoEntryBytes(length) <= lanes.undoBytes;
+      if (!shape || Words.get(m, at + 16) != checksum(m, lane.index, generation, used, at, target, meta, length)) {
+        break;
+      }
+      if (!lanes.inLoggable(target, length, size) || (kind != UNDO_RANGE && (target & 7) != 0)) {
+        throw lanes.corrupt(lane, "undo entry " + n + " names [" + target + ", +" + length + "), outside the heap and the header's root words");
+      }
+      pos[n++] = used;
+      used += LaneLayout.undoEntryBytes(length);
+    }
+    if (n == 0) {
+      return false;
+    }
+    rollback(lanes, lane, pos, n, generation);
+    return true;
+  }
+}
