@@ -8,4 +8,6 @@ module io.pmhash.core {
   requires jdk.nio.mapmode;
 
   exports io.pmhash.core;
+  exports io.pmhash.core.alloc;
+  exports io.pmhash.core.log;
 }

@@ -2,11 +2,14 @@ package io.pmhash.core;
 
 import static io.pmhash.core.internal.PoolHeader.*;
 
+import io.pmhash.core.alloc.Allocator;
 import io.pmhash.core.internal.ForcePersistence;
 import io.pmhash.core.internal.Libc;
 import io.pmhash.core.internal.NativePersistence;
 import io.pmhash.core.internal.NativeShim;
 import io.pmhash.core.internal.OrderingPersistence;
+import io.pmhash.core.log.Lanes;
+import io.pmhash.core.log.UndoLog;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -75,6 +78,9 @@ public final class Pool implements AutoCloseable {
   private final int schemeVersion;
   private final long[] schemeParams;
   private final long poolId;
+  private final Lanes lanes;
+  private final Allocator allocator;
+  private final UndoLog undoLog;
 
   private volatile MemorySegment memory;
   private volatile boolean closed;
@@ -108,6 +114,10 @@ public final class Pool implements AutoCloseable {
     }
     this.poolId = u64(memory, POOL_ID_OFFSET);
     persistence.mapped(memory);
+    // Pool is final and these constructors only record the reference.
+    this.lanes = new Lanes(this);
+    this.allocator = new Allocator(this, lanes);
+    this.undoLog = new UndoLog(lanes, allocator);
   }
 
   // ---------------------------------------------------------------- create
@@ -305,8 +315,9 @@ public final class Pool implements AutoCloseable {
       // The file may be longer than the header says if a growth was interrupted after the
       // file was extended and before the new size was persisted: the tail is zeros, unused.
       Pool pool = map(path, channel, lock, options, Math.max(expected, actual - actual % u64(header, CHUNK_SIZE_OFFSET)), false);
-      done = true;
       pool.markOpen(clean);
+      pool.recover();
+      done = true;
       return pool;
     } finally {
       if (!done) {
@@ -504,7 +515,43 @@ public final class Pool implements AutoCloseable {
     LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
   }
 
+  /**
+   * Lane recovery, before the pool is returned: per lane, a valid undo log is rolled back, then a
+   * valid redo record replayed (see {@link Lanes#recover()}); then the allocator's header word is
+   * checked. O(lanes): nothing else of the heap is read.
+   */
+  private void recover() throws IOException {
+    boolean ok = false;
+    try {
+      Lanes.Recovery r = lanes.recover();
+      allocator.checkHighWater();
+      if (r.rolledBack() + r.replayed() + r.discarded() > 0) {
+        LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + ": lane recovery rolled back " + r.rolledBack() + " transactions, replayed " + r.replayed() + " redo records, discarded " + r.discarded() + " incomplete ones");
+      }
+      ok = true;
+    } finally {
+      if (!ok) {
+        arena.close();
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- accessors
+
+  /** @return the lanes: redo steps and the region transactions run in */
+  public Lanes lanes() {
+    return lanes;
+  }
+
+  /** @return the allocator of this pool's heap */
+  public Allocator allocator() {
+    return allocator;
+  }
+
+  /** @return failure-atomic transactions over this pool */
+  public UndoLog undoLog() {
+    return undoLog;
+  }
 
   /**
    * The current mapping: offset 0 is the pool base, and it covers every offset published before
