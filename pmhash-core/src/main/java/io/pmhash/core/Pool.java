@@ -2,11 +2,10 @@ package io.pmhash.core;
 
 import static io.pmhash.core.internal.PoolHeader.*;
 
-import io.pmhash.core.internal.ForcePersistence;
 import io.pmhash.core.internal.Libc;
-import io.pmhash.core.internal.NativePersistence;
 import io.pmhash.core.internal.NativeShim;
 import io.pmhash.core.internal.OrderingPersistence;
+import io.pmhash.core.internal.PersistenceChoice;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -463,7 +462,7 @@ public final class Pool implements AutoCloseable {
         mode = asked;
         persistence = persistenceFor(mode);
       }
-      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0);
+      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0);
       LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
       return pool;
@@ -483,15 +482,7 @@ public final class Pool implements AutoCloseable {
   }
 
   private static Persistence persistenceFor(Durability mode) {
-    return switch (mode) {
-      case PMEM, PMEM_EMULATED -> NativeShim.available()
-          ? new NativePersistence()
-          : new ForcePersistence(NativeShim.describe());
-      case MSYNC -> new ForcePersistence("msync of the flushed range at each drain");
-      case PROCESS -> new OrderingPersistence("none (PROCESS: ordering only; survives kill -9, not power loss)");
-      case VOLATILE -> new OrderingPersistence("none (VOLATILE: anonymous memory)");
-      case AUTO -> throw new IllegalArgumentException("AUTO is resolved before this point");
-    };
+    return PersistenceChoice.forMode(mode, NativeShim.available());
   }
 
   private void markOpen(boolean clean) {
