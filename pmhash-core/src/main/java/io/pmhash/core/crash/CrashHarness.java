@@ -155,8 +155,9 @@ public final class CrashHarness {
     }
 
     /**
-     * The image kinds taken at every crash point; the default is DRAINED, ALL_PENDING and
-     * EACH_LINE. RANDOM here without {@link #randomImages} takes 4 random images per point.
+     * The image kinds taken at every crash point, replacing the default DRAINED, ALL_PENDING and
+     * EACH_LINE. RANDOM images are taken when RANDOM is named here or {@link #randomImages} asked
+     * for some (4 per point when it is only named here), in either order of the calls.
      *
      * @param first a kind
      * @param more more kinds
@@ -164,16 +165,14 @@ public final class CrashHarness {
      */
     public Builder images(ImageKind first, ImageKind... more) {
       kinds = EnumSet.of(first, more);
-      if (kinds.contains(ImageKind.RANDOM) && randomImages == 0) {
-        randomImages = 4;
-      }
       return this;
     }
 
     /**
-     * Adds {@code count} {@link ImageKind#RANDOM} images per crash point (0 removes them). Their
-     * seeds derive from {@code seed} and the crash point, so a run with the same seed and
-     * workload takes the same images; failures print each image's seed.
+     * Takes {@code count} {@link ImageKind#RANDOM} images per crash point (0: none, unless RANDOM
+     * is among {@link #images}). Their seeds derive from {@code baseSeed} and the crash point, so
+     * a run with the same seed and workload takes the same images; failures print each image's
+     * seed.
      *
      * @param count random images per crash point
      * @param baseSeed the seed of the run
@@ -185,12 +184,21 @@ public final class CrashHarness {
       }
       randomImages = count;
       seed = baseSeed;
-      if (count > 0) {
-        kinds.add(ImageKind.RANDOM);
-      } else {
-        kinds.remove(ImageKind.RANDOM);
-      }
       return this;
+    }
+
+    /** The kinds in force: RANDOM added when random images were asked for. */
+    Set<ImageKind> kinds(Set<ImageKind> named) {
+      Set<ImageKind> out = EnumSet.copyOf(named);
+      if (randomImages > 0) {
+        out.add(ImageKind.RANDOM);
+      }
+      return out;
+    }
+
+    /** Random images per point. */
+    int randomCount() {
+      return randomImages > 0 ? randomImages : 4;
     }
 
     /**
@@ -222,7 +230,8 @@ public final class CrashHarness {
     }
 
     /**
-     * The image kinds taken at crash points during recovery; by default the workload's.
+     * The image kinds taken at crash points during recovery; by default the workload's. RANDOM
+     * is taken here only when named (with the count of {@link #randomImages}, else 4).
      *
      * @param first a kind
      * @param more more kinds
@@ -452,6 +461,7 @@ public final class CrashHarness {
     private final Builder b;
     private final Verifier verifier;
     private final Report report;
+    private final Set<ImageKind> kinds;
     private final Set<ImageKind> recoveryKinds;
     private Path dir;
     private int files;
@@ -460,7 +470,8 @@ public final class CrashHarness {
       this.b = b;
       this.verifier = verifier;
       this.report = new Report(b.seed);
-      this.recoveryKinds = b.recoveryKinds != null ? b.recoveryKinds : b.kinds;
+      this.kinds = b.kinds(b.kinds);
+      this.recoveryKinds = b.recoveryKinds != null ? b.recoveryKinds : kinds;
     }
 
     Report execute(Workload workload) throws IOException {
@@ -494,7 +505,7 @@ public final class CrashHarness {
         report.crashPoints++;
         CrashPoint template = new CrashPoint(drain, before, ops.completed, ops.last, ops.inFlight,
             ImageKind.DRAINED, 0, -1, s.size(), null);
-        captured.add(capture(s, template, b.kinds, new long[] {drain, before ? 0 : 1}));
+        captured.add(capture(s, template, kinds, new long[] {drain, before ? 0 : 1}));
       });
       Path file = dir.resolve("workload.pool");
       PoolOptions o = b.options.withDurability(Durability.PROCESS).withPersistence(() -> sim);
@@ -519,7 +530,7 @@ public final class CrashHarness {
     }
 
     private Captured capture(CrashSimulator s, CrashPoint template, Set<ImageKind> kinds, long[] seedKey) {
-      long[] seeds = new long[kinds.contains(ImageKind.RANDOM) ? b.randomImages : 0];
+      long[] seeds = new long[kinds.contains(ImageKind.RANDOM) ? b.randomCount() : 0];
       for (int k = 0; k < seeds.length; k++) {
         seeds[k] = imageSeed(b.seed, seedKey, k);
       }

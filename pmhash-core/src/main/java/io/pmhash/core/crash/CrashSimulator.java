@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -418,7 +419,7 @@ public final class CrashSimulator extends Persistence {
    *     among the kinds)
    * @return the distinct images
    */
-  public List<CrashImage> images(java.util.Set<ImageKind> kinds, int eachLineCap, long... randomSeeds) {
+  public List<CrashImage> images(Set<ImageKind> kinds, int eachLineCap, long... randomSeeds) {
     List<CrashImage> all = new ArrayList<>();
     if (kinds.contains(ImageKind.DRAINED)) {
       all.add(drainedImage());

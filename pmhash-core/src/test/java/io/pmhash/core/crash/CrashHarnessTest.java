@@ -167,6 +167,36 @@ class CrashHarnessTest {
   }
 
   @Test
+  void aCappedEachLineIsNoted() {
+    CrashHarness.Report r = CrashHarness.builder(dir, Raw.OPTIONS).images(ImageKind.EACH_LINE).eachLineCap(2)
+        .run((pool, ops) -> {
+          for (int i = 0; i < 5; i++) {
+            Raw.set(pool, Raw.line(pool, i), 1);
+          }
+        }, (pool, point) -> {});
+    assertEquals(1, r.crashPoints()); // no drain: only the end
+    assertEquals(2, r.imagesChecked(), r.summary());
+    assertTrue(r.notes().get(0).startsWith("1 crash point(s) had more dirty lines than the each-line cap"), r.notes().toString());
+  }
+
+  @Test
+  void randomImagesComeWithEitherCallOrder() {
+    CrashHarness.Workload pending = (pool, ops) -> {
+      for (int i = 0; i < 8; i++) {
+        Raw.set(pool, Raw.line(pool, i), 1);
+      }
+    };
+    CrashHarness.Report a = CrashHarness.builder(dir, Raw.OPTIONS).randomImages(5, 1L).images(ImageKind.DRAINED)
+        .run(pending, (pool, point) -> {});
+    CrashHarness.Report b = CrashHarness.builder(dir, Raw.OPTIONS).images(ImageKind.DRAINED).randomImages(5, 1L)
+        .run(pending, (pool, point) -> {});
+    assertEquals(6, a.imagesChecked() + a.duplicateImagesSkipped(), a.summary());
+    assertEquals(a.imagesChecked(), b.imagesChecked());
+    CrashHarness.Report named = CrashHarness.builder(dir, Raw.OPTIONS).images(ImageKind.RANDOM).run(pending, (pool, point) -> {});
+    assertEquals(4, named.imagesChecked() + named.duplicateImagesSkipped(), named.summary());
+  }
+
+  @Test
   void filesAreDeletedAfterwards() throws Exception {
     CrashHarness.builder(dir, Raw.OPTIONS).randomImages(3, 1L).crashDuringRecovery(true).run(THREE_OPS, recording(new ArrayList<>()));
     try (Stream<Path> left = Files.list(dir)) {
