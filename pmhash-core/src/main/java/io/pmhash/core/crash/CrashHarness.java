@@ -404,8 +404,7 @@ public final class CrashHarness {
         b.append("\n  ... and ").append(failureCount - shown).append(" more");
       }
       if (!failures.isEmpty()) {
-        b.append("\n  replay one crash point with builder.onlyDrain(d) (d = its top-level drain index)"
-            + " and the same images, seed and workload");
+        b.append("\n  a replay takes the same images with the same workload, image kinds and seed");
       }
       for (String note : notes()) {
         b.append("\n  note: ").append(note);
@@ -438,9 +437,13 @@ public final class CrashHarness {
    * @param cause what the verifier (or {@link Pool#open}) threw
    */
   public record Failure(CrashPoint point, Throwable cause) {
-    /** @return the crash point, the image and the cause, on one line */
+    /** @return the crash point, the image, how to replay it and the cause, on one line */
     public String describe() {
-      return point.describe() + ": " + cause;
+      CrashPoint top = point;
+      while (top.parent() != null) {
+        top = top.parent();
+      }
+      return point.describe() + " [replay: .onlyDrain(" + top.drainIndex() + ")]: " + cause;
     }
   }
 
