@@ -77,6 +77,7 @@ public final class Pool implements AutoCloseable {
 
   private volatile MemorySegment memory;
   private volatile boolean closed;
+  private System.Logger.Level openLogLevel = System.Logger.Level.INFO;
 
   private Pool(
       Path path, FileChannel channel, FileLock lock, Arena arena, Durability durability,
@@ -463,7 +464,9 @@ public final class Pool implements AutoCloseable {
         persistence = persistenceFor(mode);
       }
       Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0);
-      LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
+      // Opens with a replaced persistence are the crash simulator's (thousands per test): quiet.
+      pool.openLogLevel = options.persistenceFactory() != null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
+      LOG.log(pool.openLogLevel, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
       return pool;
     } finally {
@@ -492,7 +495,7 @@ public final class Pool implements AutoCloseable {
     setWordRelease(m, RECOVERY_EPOCH_OFFSET, u64(m, RECOVERY_EPOCH_OFFSET) + 1);
     setWordRelease(m, FILE_SIZE_OFFSET, m.byteSize());
     persistence.persist(FILE_SIZE_OFFSET, 24);
-    LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
+    LOG.log(openLogLevel, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
   }
 
   // ---------------------------------------------------------------- accessors
