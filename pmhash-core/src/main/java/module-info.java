@@ -10,4 +10,5 @@ module io.pmhash.core {
   exports io.pmhash.core;
   exports io.pmhash.core.alloc;
   exports io.pmhash.core.log;
+  exports io.pmhash.core.crash;
 }

@@ -3,11 +3,10 @@ package io.pmhash.core;
 import static io.pmhash.core.internal.PoolHeader.*;
 
 import io.pmhash.core.alloc.Allocator;
-import io.pmhash.core.internal.ForcePersistence;
 import io.pmhash.core.internal.Libc;
-import io.pmhash.core.internal.NativePersistence;
 import io.pmhash.core.internal.NativeShim;
 import io.pmhash.core.internal.OrderingPersistence;
+import io.pmhash.core.internal.PersistenceChoice;
 import io.pmhash.core.log.Lanes;
 import io.pmhash.core.log.UndoLog;
 import java.io.IOException;
@@ -84,6 +83,7 @@ public final class Pool implements AutoCloseable {
 
   private volatile MemorySegment memory;
   private volatile boolean closed;
+  private System.Logger.Level openLogLevel = System.Logger.Level.INFO;
 
   private Pool(
       Path path, FileChannel channel, FileLock lock, Arena arena, Durability durability,
@@ -474,8 +474,10 @@ public final class Pool implements AutoCloseable {
         mode = asked;
         persistence = persistenceFor(mode);
       }
-      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0);
-      LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
+      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0);
+      // Opens with a replaced persistence are the crash simulator's (thousands per test): quiet.
+      pool.openLogLevel = options.persistenceFactory() != null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
+      LOG.log(pool.openLogLevel, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
       return pool;
     } finally {
@@ -494,15 +496,7 @@ public final class Pool implements AutoCloseable {
   }
 
   private static Persistence persistenceFor(Durability mode) {
-    return switch (mode) {
-      case PMEM, PMEM_EMULATED -> NativeShim.available()
-          ? new NativePersistence()
-          : new ForcePersistence(NativeShim.describe());
-      case MSYNC -> new ForcePersistence("msync of the flushed range at each drain");
-      case PROCESS -> new OrderingPersistence("none (PROCESS: ordering only; survives kill -9, not power loss)");
-      case VOLATILE -> new OrderingPersistence("none (VOLATILE: anonymous memory)");
-      case AUTO -> throw new IllegalArgumentException("AUTO is resolved before this point");
-    };
+    return PersistenceChoice.forMode(mode, NativeShim.available());
   }
 
   private void markOpen(boolean clean) {
@@ -512,7 +506,7 @@ public final class Pool implements AutoCloseable {
     setWordRelease(m, RECOVERY_EPOCH_OFFSET, u64(m, RECOVERY_EPOCH_OFFSET) + 1);
     setWordRelease(m, FILE_SIZE_OFFSET, m.byteSize());
     persistence.persist(FILE_SIZE_OFFSET, 24);
-    LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
+    LOG.log(openLogLevel, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
   }
 
   /**

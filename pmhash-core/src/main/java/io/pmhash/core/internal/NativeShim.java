@@ -119,7 +119,7 @@ public final class NativeShim {
   /** @return e.g. {@code "native clwb + sfence (libpmhash, linux-x86_64)"} or the fallback */
   public static String describe() {
     if (BINDING == null) {
-      return "JDK MemorySegment.force (native shim not loaded: " + UNAVAILABLE_REASON + ")";
+      return PersistenceChoice.FALLBACK_PREFIX + UNAVAILABLE_REASON + ")";
     }
     String fence = platform().endsWith("aarch64") ? "dsb ish" : "sfence";
     return "native " + BINDING.instruction().mnemonic() + " + " + fence + " (libpmhash, "

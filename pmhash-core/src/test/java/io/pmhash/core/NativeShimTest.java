@@ -1,0 +1,78 @@
+package io.pmhash.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pmhash.core.internal.NativeShim;
+import io.pmhash.core.internal.NativeShimAccess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * On this machine the native path is the one in use, with the instruction CPUID offers; and
+ * when the library cannot load, the reason is named.
+ */
+class NativeShimTest {
+  @TempDir Path dir;
+
+  /** The flags the kernel reports for the first CPU. */
+  static Set<String> cpuFlags() throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+      if (line.startsWith("flags")) {
+        return Set.of(line.substring(line.indexOf(':') + 1).trim().split("\\s+"));
+      }
+    }
+    return Set.of();
+  }
+
+  @Test
+  void nativePathIsInUseWithTheBestInstruction() throws Exception {
+    boolean required = Boolean.parseBoolean(System.getProperty("pmhash.native.required", "false"));
+    if (!required) {
+      // Built without the shim on purpose (-Dpmhash.native.required=false): then the fallback
+      // must say why.
+      if (!NativeShim.available()) {
+        assertNotNull(NativeShim.unavailableReason());
+        assertEquals(NativeShim.Instruction.NONE, NativeShim.instruction());
+      }
+      return;
+    }
+    assertTrue(NativeShim.available(), "native shim not loaded: " + NativeShim.unavailableReason());
+    Set<String> flags = cpuFlags();
+    NativeShim.Instruction expected = flags.contains("clwb") ? NativeShim.Instruction.CLWB
+        : flags.contains("clflushopt") ? NativeShim.Instruction.CLFLUSHOPT
+        : NativeShim.Instruction.CLFLUSH;
+    assertEquals(expected, NativeShim.instruction(), "CPU flags: clwb=" + flags.contains("clwb")
+        + " clflushopt=" + flags.contains("clflushopt"));
+    try (Pool p = Pool.create(dir.resolve("n.pool"), PoolTest.OPTIONS.withDurability(Durability.PMEM_EMULATED))) {
+      String how = p.persistence().describe();
+      assertTrue(how.startsWith("native " + expected.mnemonic() + " + sfence"), how);
+      long before = p.persistence().stats().linesFlushed();
+      p.persistence().persist(p.heapOffset(), 4096);
+      assertEquals(64, p.persistence().stats().linesFlushed() - before);
+    }
+  }
+
+  @Test
+  void missingLibraryNamesTheCause() {
+    String reason = assertThrows(Exception.class, () -> NativeShimAccess.bind(dir.resolve("nope.so"))).getMessage();
+    assertTrue(reason.contains("nope.so"), reason);
+    String missing = assertThrows(Exception.class, () -> NativeShimAccess.extract("/native/none/libpmhash.so")).getMessage();
+    assertTrue(missing.contains("no native library"), missing);
+  }
+
+  @Test
+  void notALibraryNamesTheCause() throws Exception {
+    Path junk = dir.resolve("junk.so");
+    Files.writeString(junk, "not an ELF file");
+    String reason = assertThrows(Exception.class, () -> NativeShimAccess.bind(junk)).getMessage();
+    assertTrue(reason.contains("cannot load"), reason);
+    assertFalse(reason.isBlank());
+  }
+}

@@ -1,0 +1,222 @@
+package io.pmhash.core;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pmhash.core.internal.PoolHeader;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Lifecycle of a pool file: create, open, roots, clean marker, recovery epoch, growth. */
+class PoolTest {
+  @TempDir Path dir;
+
+  static final PoolOptions OPTIONS =
+      PoolOptions.defaults().withScheme("test", 3, 7, 9).withInitialSize(1 << 20).withGeometry(4, 1024, 64 << 10);
+
+  @Test
+  void headerRecordsSchemeAndGeometry() throws Exception {
+    Path file = dir.resolve("a.pool");
+    try (Pool p = Pool.create(file, OPTIONS)) {
+      assertEquals("test", p.scheme());
+      assertEquals(3, p.schemeVersion());
+      assertArrayEquals(new long[] {7, 9}, p.schemeParams());
+      assertEquals(4, p.laneCount());
+      assertEquals(1024, p.laneSize());
+      assertEquals(4096, p.lanesOffset());
+      assertEquals(64 << 10, p.chunkSize());
+      assertEquals(64 << 10, p.heapOffset(), "lanes end at 8 KiB, heap starts at the next chunk");
+      assertEquals(1 << 20, p.size());
+      assertEquals(1 << 20, Files.size(file));
+    }
+    try (Pool p = Pool.open(file, PoolOptions.defaults())) {
+      assertEquals("test", p.scheme());
+      assertArrayEquals(new long[] {7, 9}, p.schemeParams());
+    }
+  }
+
+  @Test
+  void rootsSurviveReopen() throws Exception {
+    Path file = dir.resolve("a.pool");
+    long root;
+    try (Pool p = Pool.create(file, OPTIONS)) {
+      root = p.heapOffset() + 128;
+      p.setRoot(0, root);
+      p.setRoot(15, root + 8);
+      assertEquals(root, p.root(0));
+    }
+    try (Pool p = Pool.open(file, OPTIONS)) {
+      assertEquals(root, p.root(0));
+      assertEquals(root + 8, p.root(15));
+      assertEquals(0, p.root(1));
+    }
+  }
+
+  @Test
+  void rootMustBeAnAlignedHeapOffset() throws Exception {
+    try (Pool p = Pool.create(dir.resolve("a.pool"), OPTIONS)) {
+      assertThrows(IllegalArgumentException.class, () -> p.setRoot(0, 8));
+      assertThrows(IllegalArgumentException.class, () -> p.setRoot(0, p.heapOffset() + 4));
+      assertThrows(IllegalArgumentException.class, () -> p.setRoot(0, p.size()));
+      assertThrows(IndexOutOfBoundsException.class, () -> p.setRoot(16, p.heapOffset()));
+      assertEquals(0, p.root(0), "a refused root changes nothing");
+    }
+  }
+
+  @Test
+  void cleanCloseAndCrashAreTold() throws Exception {
+    Path file = dir.resolve("a.pool");
+    Path crashed = dir.resolve("crashed.pool");
+    try (Pool p = Pool.create(file, OPTIONS)) {
+      assertTrue(p.lastShutdownClean(), "a new pool needs no recovery");
+      assertEquals(1, p.recoveryEpoch());
+    }
+    try (Pool p = Pool.open(file, OPTIONS)) {
+      assertTrue(p.lastShutdownClean());
+      assertEquals(2, p.recoveryEpoch());
+      // A copy taken while the pool is open is what a crash leaves behind.
+      Files.copy(file, crashed);
+    }
+    try (Pool p = Pool.open(crashed, OPTIONS)) {
+      assertFalse(p.lastShutdownClean(), "the pool was open when the copy was taken");
+      assertEquals(3, p.recoveryEpoch());
+    }
+    try (Pool p = Pool.open(crashed, OPTIONS)) {
+      assertTrue(p.lastShutdownClean());
+      assertEquals(4, p.recoveryEpoch());
+    }
+  }
+
+  @Test
+  void createRefusesAnExistingFileAndLeavesItAlone() throws Exception {
+    Path file = dir.resolve("a.pool");
+    Files.write(file, new byte[] {1, 2, 3});
+    assertThrows(FileAlreadyExistsException.class, () -> Pool.create(file, OPTIONS));
+    assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(file));
+  }
+
+  @Test
+  void createNeedsAScheme() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Pool.create(dir.resolve("a.pool"), PoolOptions.defaults()));
+    assertTrue(e.getMessage().contains("withScheme"), e.getMessage());
+    assertFalse(Files.exists(dir.resolve("a.pool")));
+  }
+
+  @Test
+  void growthKeepsOldMappingsValidAndAliased() throws Exception {
+    Path file = dir.resolve("a.pool");
+    try (Pool p = Pool.create(file, OPTIONS)) {
+      MemorySegment before = p.memory();
+      long off = p.heapOffset();
+      before.set(ValueLayout.JAVA_LONG, off, 42L);
+      p.ensureSize(p.size() + 1);
+      MemorySegment after = p.memory();
+      assertEquals(2 << 20, after.byteSize(), "growth doubles");
+      assertEquals(2 << 20, Files.size(file));
+      assertEquals(42L, after.get(ValueLayout.JAVA_LONG, off));
+      before.set(ValueLayout.JAVA_LONG, off, 43L);
+      assertEquals(43L, after.get(ValueLayout.JAVA_LONG, off), "both mappings show the same memory");
+      after.set(ValueLayout.JAVA_LONG, (1 << 20) + 8, 44L);
+      p.ensureSize(5 << 20);
+      assertEquals(5 << 20, p.size(), "a request beyond double is met exactly (in whole chunks)");
+    }
+    try (Pool p = Pool.open(file, OPTIONS)) {
+      assertEquals(5 << 20, p.size());
+      assertEquals(43L, p.memory().get(ValueLayout.JAVA_LONG, p.heapOffset()));
+      assertEquals(44L, p.memory().get(ValueLayout.JAVA_LONG, (1 << 20) + 8));
+    }
+  }
+
+  @Test
+  void poolFullAtMaxSizeChangesNothing() throws Exception {
+    Path file = dir.resolve("a.pool");
+    try (Pool p = Pool.create(file, OPTIONS.withMaxSize(3 << 20))) {
+      p.ensureSize(2 << 20);
+      PoolFullException e = assertThrows(PoolFullException.class, () -> p.ensureSize((3 << 20) + 1));
+      assertTrue(e.getMessage().contains("withMaxSize"), e.getMessage());
+      assertEquals(2 << 20, p.size());
+      assertEquals(2 << 20, Files.size(file));
+      p.ensureSize(3 << 20);
+      assertEquals(3 << 20, p.size(), "growth up to the limit still works");
+    }
+  }
+
+  @Test
+  void memoryIsUnusableAfterClose() throws Exception {
+    Pool p = Pool.create(dir.resolve("a.pool"), OPTIONS);
+    MemorySegment m = p.memory();
+    p.close();
+    p.close();
+    assertFalse(p.isOpen());
+    assertThrows(IllegalStateException.class, () -> m.get(ValueLayout.JAVA_LONG, 0));
+  }
+
+  @Test
+  void persistenceCountsLinesAndDrains() throws Exception {
+    try (Pool p = Pool.create(dir.resolve("a.pool"), OPTIONS.withDurability(Durability.PMEM_EMULATED))) {
+      Persistence seam = p.persistence();
+      PersistenceStats before = seam.stats();
+      long h = p.heapOffset();
+      seam.persist(h, 64);
+      seam.persist(h + 60, 8);
+      seam.flush(h, 256);
+      seam.flush(h, 0);
+      seam.drain();
+      PersistenceStats d = seam.stats().minus(before);
+      assertEquals(1 + 2 + 4, d.linesFlushed());
+      assertEquals(3, d.drains());
+    }
+  }
+
+  @Test
+  void linesSpanned() {
+    assertEquals(1, Persistence.linesSpanned(0, 1));
+    assertEquals(1, Persistence.linesSpanned(0, 64));
+    assertEquals(2, Persistence.linesSpanned(63, 2));
+    assertEquals(2, Persistence.linesSpanned(32, 64));
+    assertEquals(4, Persistence.linesSpanned(256, 256));
+  }
+
+  @Test
+  void volatilePoolGrowsInPlace() {
+    try (Pool p = Pool.createVolatile(OPTIONS)) {
+      assertEquals(Durability.VOLATILE, p.durability());
+      assertEquals(null, p.path());
+      MemorySegment before = p.memory();
+      before.set(ValueLayout.JAVA_LONG, p.heapOffset(), 7L);
+      p.ensureSize(64 << 20);
+      assertEquals(64 << 20, p.size());
+      assertEquals(before.address(), p.memory().address(), "growth extends the reservation in place");
+      assertEquals(7L, p.memory().get(ValueLayout.JAVA_LONG, p.heapOffset()));
+      p.memory().set(ValueLayout.JAVA_LONG, (64 << 20) - 8, 1L);
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void volatileHasNoFileToCreateOrOpen() {
+    assertThrows(IllegalArgumentException.class,
+        () -> Pool.create(dir.resolve("v.pool"), OPTIONS.withDurability(Durability.VOLATILE)));
+    assertThrows(DurabilityUnsupportedException.class,
+        () -> Pool.open(dir.resolve("v.pool"), OPTIONS.withDurability(Durability.VOLATILE)));
+  }
+
+  @Test
+  void recordedFileSizeFollowsGrowth() throws Exception {
+    Path file = dir.resolve("a.pool");
+    try (Pool p = Pool.create(file, OPTIONS)) {
+      p.ensureSize(2 << 20);
+      assertEquals(2 << 20, PoolHeader.u64(p.memory(), PoolHeader.FILE_SIZE_OFFSET));
+    }
+  }
+}
