@@ -204,11 +204,13 @@ public final class Redo implements AutoCloseable {
     return (Words.finish(h) & ~0xFFFFL) | n;
   }
 
-  /** Applies and flushes (no drain) {@code n} actions. */
+  /**
+   * Applies {@code n} actions, then flushes (no drain) the line of each. Every store comes before
+   * every flush: a line flushed between two stores to it would not carry the second.
+   */
   private static void apply(Lanes lanes, long[] w, int n) {
     Persistence p = lanes.persistence;
     MemorySegment m = lanes.pool.memory();
-    long lastLine = -1;
     for (int i = 0; i < n; i++) {
       long off = w[2 * i] & ~7L;
       int op = (int) (w[2 * i] & 7);
@@ -222,6 +224,10 @@ public final class Redo implements AutoCloseable {
         case OP_ANDNOT -> Words.getAndAndNot(m, off, arg);
         default -> throw new IllegalStateException("redo op " + op);
       }
+    }
+    long lastLine = -1;
+    for (int i = 0; i < n; i++) {
+      long off = w[2 * i] & ~7L;
       long line = off >>> 6;
       if (line != lastLine) {
         p.flush(off, 8);
