@@ -315,6 +315,7 @@ public final class Pool implements AutoCloseable {
       // The file may be longer than the header says if a growth was interrupted after the
       // file was extended and before the new size was persisted: the tail is zeros, unused.
       Pool pool = map(path, channel, lock, options, Math.max(expected, actual - actual % u64(header, CHUNK_SIZE_OFFSET)), false);
+      pool.checkLogs();
       pool.markOpen(clean);
       pool.recover();
       done = true;
@@ -509,16 +510,29 @@ public final class Pool implements AutoCloseable {
     LOG.log(openLogLevel, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
   }
 
+  /** Validates the lanes and the allocator word, read-only: a refused pool is not modified. */
+  private void checkLogs() throws IOException {
+    boolean ok = false;
+    try {
+      allocator.checkHighWater();
+      lanes.check();
+      ok = true;
+    } finally {
+      if (!ok) {
+        arena.close();
+      }
+    }
+  }
+
   /**
    * Lane recovery, before the pool is returned: per lane, a valid undo log is rolled back, then a
-   * valid redo record replayed (see {@link Lanes#recover()}); then the allocator's header word is
-   * checked. O(lanes): nothing else of the heap is read.
+   * valid redo record replayed (see {@link Lanes#recover()}). O(lanes): nothing else of the heap
+   * is read.
    */
   private void recover() throws IOException {
     boolean ok = false;
     try {
       Lanes.Recovery r = lanes.recover();
-      allocator.checkHighWater();
       if (r.rolledBack() + r.replayed() + r.discarded() > 0) {
         LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + ": lane recovery rolled back " + r.rolledBack() + " transactions, replayed " + r.replayed() + " redo records, discarded " + r.discarded() + " incomplete ones");
       }

@@ -225,10 +225,10 @@ public final class Lanes {
     int replayed = 0;
     int discarded = 0;
     for (Lane lane : lanes) {
-      if (Tx.recoverLane(this, lane)) {
+      if (Tx.recoverLane(this, lane, true)) {
         undone++;
       }
-      int r = Redo.recoverLane(this, lane);
+      int r = Redo.recoverLane(this, lane, true);
       if (r > 0) {
         replayed++;
       } else if (r < 0) {
@@ -236,6 +236,20 @@ public final class Lanes {
       }
     }
     return new Recovery(undone, replayed, discarded);
+  }
+
+  /**
+   * Validates every lane's records without writing anything: {@link Pool#open} calls it before
+   * it modifies the file, so a pool with a damaged lane is refused unchanged.
+   *
+   * @throws CorruptPoolException if a record with a valid checksum names a word outside the heap
+   *     and the header's root words
+   */
+  public void check() throws CorruptPoolException {
+    for (Lane lane : lanes) {
+      Tx.recoverLane(this, lane, false);
+      Redo.recoverLane(this, lane, false);
+    }
   }
 
   CorruptPoolException corrupt(Lane lane, String what) {

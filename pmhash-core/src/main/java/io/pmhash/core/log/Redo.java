@@ -249,11 +249,11 @@ public final class Redo implements AutoCloseable {
   }
 
   /**
-   * Replays a lane's committed record, if any.
+   * Replays a lane's committed record, if any; with {@code apply} false only validates it.
    *
    * @return 1 if replayed, 0 if there was none, -1 if a commit word did not match its entries
    */
-  static int recoverLane(Lanes lanes, Lane lane) throws CorruptPoolException {
+  static int recoverLane(Lanes lanes, Lane lane, boolean apply) throws CorruptPoolException {
     MemorySegment m = lanes.pool.memory();
     long commitWord = lane.offset + REDO_COMMIT;
     long cw = Words.getAcquire(m, commitWord);
@@ -274,6 +274,9 @@ public final class Redo implements AutoCloseable {
       valid = commitValue(h, n) == cw;
     }
     if (!valid) {
+      if (!apply) {
+        return -1;
+      }
       // Never produced by commit (entries are durable before the commit word): clear it.
       Words.setRelease(m, commitWord, 0);
       p.persist(commitWord, 8);
@@ -286,6 +289,9 @@ public final class Redo implements AutoCloseable {
       if (op < OP_SET || op > OP_ANDNOT || !lanes.inLoggable(off, 8, size)) {
         throw lanes.corrupt(lane, "redo action " + i + " (op " + op + " on offset " + off + ") is outside the heap and the header's root words");
       }
+    }
+    if (!apply) {
+      return 1;
     }
     apply(lanes, w, n);
     // PERSIST(recovery redo): applied and durable before the record is retired.

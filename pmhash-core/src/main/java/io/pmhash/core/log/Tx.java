@@ -368,11 +368,11 @@ public final class Tx implements AutoCloseable {
   }
 
   /**
-   * Rolls back a lane's valid undo log, if any.
+   * Rolls back a lane's valid undo log, if any; with {@code apply} false only validates it.
    *
    * @return true if there was one
    */
-  static boolean recoverLane(Lanes lanes, Lane lane) throws CorruptPoolException {
+  static boolean recoverLane(Lanes lanes, Lane lane, boolean apply) throws CorruptPoolException {
     MemorySegment m = lanes.pool.memory();
     long size = m.byteSize();
     long generation = Words.getAcquire(m, lane.offset + UNDO_GENERATION);
@@ -401,7 +401,9 @@ public final class Tx implements AutoCloseable {
     if (n == 0) {
       return false;
     }
-    rollback(lanes, lane, pos, n, generation);
+    if (apply) {
+      rollback(lanes, lane, pos, n, generation);
+    }
     return true;
   }
 }
