@@ -1,4 +1,6 @@
-/** pmhash jmh module (content arrives with its issue). */
+/** pmhash benchmarks and the workload command (the README's main job). */
 module io.pmhash.jmh {
   requires io.pmhash.schemes;
+
+  exports io.pmhash.jmh.workload;
 }
