@@ -8,4 +8,5 @@ module io.pmhash.core {
   requires jdk.nio.mapmode;
 
   exports io.pmhash.core;
+  exports io.pmhash.core.hash;
 }
