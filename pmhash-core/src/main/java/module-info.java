@@ -8,5 +8,6 @@ module io.pmhash.core {
   requires jdk.nio.mapmode;
 
   exports io.pmhash.core;
+  exports io.pmhash.core.concurrent;
   exports io.pmhash.core.hash;
 }
