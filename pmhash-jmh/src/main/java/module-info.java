@@ -1,4 +1,14 @@
-/** pmhash jmh module (content arrives with its issue). */
+/**
+ * pmhash's JMH benchmarks. Built into {@code pmhash-jmh/target/benchmarks.jar}, a
+ * shaded jar that runs on the class path: {@code java -jar benchmarks.jar -h}.
+ */
+@SuppressWarnings("requires-automatic") // jmh.core has no module descriptor, only a name
 module io.pmhash.jmh {
   requires io.pmhash.schemes;
+  requires jmh.core;
+
+  // Open (not exported: no API here) for JMH's reflection, should the harness ever
+  // run on the module path; the shaded jar runs on the class path, where module
+  // boundaries do not apply.
+  opens io.pmhash.jmh;
 }
