@@ -121,9 +121,9 @@ public final class EpochReclaimer implements AutoCloseable {
   // Readers
 
   /**
-   * Enters a critical section: until the matching {@link #exit()}, no block retired
-   * after this call returns (nor any retired before it but not yet freed) is freed.
-   * Nestable; allocation-free once the thread is registered.
+   * Enters a critical section: until the matching {@link #exit()}, no block that was
+   * still reachable when this call returned is freed. Nestable; allocation-free once
+   * the thread is registered (the first call on a thread registers it).
    */
   public void enter() {
     Slot slot = mySlot.get();
@@ -168,8 +168,9 @@ public final class EpochReclaimer implements AutoCloseable {
 
   /**
    * Gives up the calling thread's participant slot so another thread can reuse it. A
-   * thread that never calls this is unregistered when it terminates. A later {@link
-   * #enter()} registers the thread again.
+   * thread that never calls this keeps its slot until it terminates; the next scan or
+   * registration that finds it dead frees it. A later {@link #enter()} registers the
+   * thread again.
    *
    * @throws IllegalStateException if the calling thread is inside a critical section
    */
