@@ -4,11 +4,12 @@
  * crash simulator. See {@code docs/persistence.md}.
  */
 module io.pmhash.core {
-  requires java.logging;
   requires jdk.nio.mapmode;
 
   exports io.pmhash.core;
   exports io.pmhash.core.alloc;
-  exports io.pmhash.core.log;
+  exports io.pmhash.core.concurrent;
   exports io.pmhash.core.crash;
+  exports io.pmhash.core.hash;
+  exports io.pmhash.core.log;
 }

@@ -1,0 +1,253 @@
+package io.pmhash.core.concurrent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class VersionLockTest {
+
+  private static final ValueLayout.OfInt U32_LE =
+      ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+  @Test
+  void zeroedMemoryIsUnlockedAtVersionZero() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(16, 8);
+      int snapshot = VersionLock.snapshotAcquire(s, 4);
+      assertFalse(VersionLock.isLocked(snapshot));
+      assertEquals(0, VersionLock.versionOf(snapshot));
+      assertFalse(VersionLock.isLocked(s, 4));
+      assertTrue(VersionLock.validate(s, 4, snapshot));
+    }
+  }
+
+  @Test
+  void lockUnlockBumpsTheVersionAndInvalidatesSnapshots() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(8, 8);
+      int before = VersionLock.snapshotAcquire(s, 0);
+
+      assertTrue(VersionLock.tryLock(s, 0));
+      assertTrue(VersionLock.isLocked(s, 0));
+      assertEquals(VersionLock.LOCK_BIT, s.get(U32_LE, 0), "lock bit only, version 0");
+      assertFalse(VersionLock.tryLock(s, 0), "not reentrant");
+      int locked = VersionLock.snapshotAcquire(s, 0);
+      assertTrue(VersionLock.isLocked(locked));
+      assertFalse(VersionLock.validate(s, 0, before), "a writer is inside");
+      assertFalse(VersionLock.validate(s, 0, locked), "a locked snapshot never validates");
+
+      VersionLock.unlock(s, 0);
+      assertFalse(VersionLock.isLocked(s, 0));
+      assertEquals(1, s.get(U32_LE, 0), "one release store: lock bit cleared, version + 1");
+      assertFalse(VersionLock.validate(s, 0, before), "the version moved on");
+      int after = VersionLock.snapshotAcquire(s, 0);
+      assertEquals(1, VersionLock.versionOf(after));
+      assertTrue(VersionLock.validate(s, 0, after));
+
+      VersionLock.lock(s, 0);
+      VersionLock.unlock(s, 0);
+      assertEquals(2, VersionLock.versionOf(VersionLock.snapshotAcquire(s, 0)));
+    }
+  }
+
+  @Test
+  void theWordIsLittleEndianAndOnlyItsFourBytesAreWritten() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(16, 8);
+      s.fill((byte) 0x5a);
+      s.set(U32_LE, 8, 0x0000_0102);
+      VersionLock.lock(s, 8);
+      assertEquals((byte) 0x80, s.get(ValueLayout.JAVA_BYTE, 11), "bit 31 is in the last byte");
+      VersionLock.unlock(s, 8);
+      assertEquals(0x0000_0103, s.get(U32_LE, 8));
+      for (int i = 0; i < 16; i++) {
+        if (i < 8 || i >= 12) {
+          assertEquals((byte) 0x5a, s.get(ValueLayout.JAVA_BYTE, i), "byte " + i);
+        }
+      }
+    }
+  }
+
+  @Test
+  void versionWrapsWithinThirtyOneBits() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(4, 4);
+      s.set(U32_LE, 0, VersionLock.VERSION_MASK);
+      int old = VersionLock.snapshotAcquire(s, 0);
+      VersionLock.lock(s, 0);
+      assertEquals(0xffff_ffff, s.get(U32_LE, 0));
+      VersionLock.unlock(s, 0);
+      assertEquals(0, s.get(U32_LE, 0), "0x7fffffff + 1 wraps to 0 and the lock bit is clear");
+      assertFalse(VersionLock.validate(s, 0, old));
+      assertTrue(VersionLock.tryLock(s, 0));
+      VersionLock.unlock(s, 0);
+      assertEquals(1, s.get(U32_LE, 0));
+    }
+  }
+
+  @Test
+  void unlockWithoutTheLockIsRejectedAndChangesNothing() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(4, 4);
+      s.set(U32_LE, 0, 7);
+      assertThrows(IllegalMonitorStateException.class, () -> VersionLock.unlock(s, 0));
+      assertEquals(7, s.get(U32_LE, 0));
+    }
+  }
+
+  @Test
+  void resetClearsALockBitLeftByACrashAndKeepsTheVersion() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(4, 4);
+      s.set(U32_LE, 0, VersionLock.LOCK_BIT | 41); // as a crash inside a writer leaves it
+      assertTrue(VersionLock.isLocked(s, 0));
+      assertFalse(VersionLock.tryLock(s, 0));
+      VersionLock.reset(s, 0);
+      assertEquals(41, s.get(U32_LE, 0));
+      assertTrue(VersionLock.tryLock(s, 0));
+      VersionLock.unlock(s, 0);
+      assertEquals(42, s.get(U32_LE, 0));
+      VersionLock.reset(s, 0); // idempotent on an unlocked word
+      assertEquals(42, s.get(U32_LE, 0));
+    }
+  }
+
+  @Test
+  void misalignedWordsAreRejected() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(16, 8);
+      assertThrows(IllegalArgumentException.class, () -> VersionLock.lock(s, 2));
+      assertThrows(IllegalArgumentException.class, () -> VersionLock.snapshotAcquire(s, 1));
+    }
+  }
+
+  @Test
+  void worksOverAHeapSegmentOfLongs() {
+    MemorySegment s = MemorySegment.ofArray(new long[2]);
+    VersionLock.lock(s, 12);
+    VersionLock.unlock(s, 12);
+    assertEquals(1, VersionLock.versionOf(VersionLock.snapshotAcquire(s, 12)));
+  }
+
+  /**
+   * Two writers repeatedly write a two-word record {a, b} under the lock, each time
+   * storing the version the lock had when they took it into both words; optimistic
+   * readers check every read that validates: a == b (not torn) and a == version - 1
+   * (the record of exactly the last critical section before their snapshot). Writers'
+   * increments are also counted through the record, so a lost update (two writers in
+   * the critical section) shows in the final state.
+   */
+  @Test
+  void optimisticReadersNeverSeeATornRecord() throws Exception {
+    final int writers = 2;
+    final int readers = Math.max(2, Math.min(6, Runtime.getRuntime().availableProcessors()));
+    final int writesPerWriter = 200_000;
+    final long lock = 0;
+    final long a = 8;
+    final long b = 16;
+    try (Arena arena = Arena.ofShared();
+        ExecutorService pool = Executors.newFixedThreadPool(writers + readers)) {
+      MemorySegment s = arena.allocate(64, 64);
+      s.set(ValueLayout.JAVA_LONG, a, -1L);
+      s.set(ValueLayout.JAVA_LONG, b, -1L);
+      CountDownLatch start = new CountDownLatch(1);
+      AtomicBoolean writersDone = new AtomicBoolean();
+      CountDownLatch writersLeft = new CountDownLatch(writers);
+      List<Future<long[]>> readerResults = new ArrayList<>();
+      List<Future<?>> writerResults = new ArrayList<>();
+
+      for (int w = 0; w < writers; w++) {
+        final boolean useTryLock = w % 2 == 1;
+        writerResults.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  try {
+                    for (int i = 0; i < writesPerWriter; i++) {
+                      if (useTryLock) {
+                        while (!VersionLock.tryLock(s, lock)) {
+                          Thread.onSpinWait();
+                        }
+                      } else {
+                        VersionLock.lock(s, lock);
+                      }
+                      long version = VersionLock.versionOf(s.get(U32_LE, lock));
+                      long previous = s.get(ValueLayout.JAVA_LONG, a);
+                      if (previous != version - 1) {
+                        throw new AssertionError("lost update: " + previous + " at " + version);
+                      }
+                      s.set(ValueLayout.JAVA_LONG, a, version);
+                      s.set(ValueLayout.JAVA_LONG, b, version);
+                      VersionLock.unlock(s, lock);
+                    }
+                  } finally {
+                    writersLeft.countDown();
+                  }
+                  return null;
+                }));
+      }
+      for (int r = 0; r < readers; r++) {
+        readerResults.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  long validated = 0;
+                  long retries = 0;
+                  boolean last;
+                  do {
+                    last = writersDone.get(); // one more read after the writers finished
+                    int snapshot = VersionLock.snapshotAcquire(s, lock);
+                    if (VersionLock.isLocked(snapshot)) {
+                      Thread.onSpinWait();
+                      retries++;
+                      last = false;
+                      continue;
+                    }
+                    long x = s.get(ValueLayout.JAVA_LONG, a);
+                    long y = s.get(ValueLayout.JAVA_LONG, b);
+                    if (!VersionLock.validate(s, lock, snapshot)) {
+                      retries++;
+                      last = false;
+                      continue;
+                    }
+                    validated++;
+                    long expected = VersionLock.versionOf(snapshot) - 1L;
+                    if (x != y || x != expected) {
+                      throw new AssertionError(
+                          "validated read saw a=" + x + " b=" + y + " at version " + (expected + 1));
+                    }
+                  } while (!last);
+                  return new long[] {validated, retries};
+                }));
+      }
+      start.countDown();
+      writersLeft.await();
+      writersDone.set(true);
+      for (Future<?> f : writerResults) {
+        f.get();
+      }
+      for (Future<long[]> f : readerResults) {
+        assertTrue(f.get()[0] > 0, "every reader validated at least its final read");
+      }
+      long total = (long) writers * writesPerWriter;
+      assertEquals(total, VersionLock.versionOf(VersionLock.snapshotAcquire(s, lock)));
+      assertFalse(VersionLock.isLocked(s, lock));
+      assertEquals(total - 1, s.get(ValueLayout.JAVA_LONG, a));
+      assertEquals(total - 1, s.get(ValueLayout.JAVA_LONG, b));
+    }
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * JMH benchmarks. Each class states its run command; all fork with
+ * {@code --enable-native-access=io.pmhash.core} and keep their inputs precomputed
+ * outside the measured region. Numbers measured on DRAM or tmpfs are not
+ * persistent-memory numbers.
+ */
+package io.pmhash.jmh;
