@@ -3,6 +3,8 @@ package io.pmhash.core;
 import static io.pmhash.core.internal.PoolHeader.*;
 
 import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.alloc.EpochDeferredFree;
+import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.internal.Libc;
 import io.pmhash.core.internal.NativeShim;
 import io.pmhash.core.internal.OrderingPersistence;
@@ -80,6 +82,7 @@ public final class Pool implements AutoCloseable {
   private final Lanes lanes;
   private final Allocator allocator;
   private final UndoLog undoLog;
+  private final EpochReclaimer epochs;
 
   private volatile MemorySegment memory;
   private volatile boolean closed;
@@ -118,6 +121,8 @@ public final class Pool implements AutoCloseable {
     this.lanes = new Lanes(this);
     this.allocator = new Allocator(this, lanes);
     this.undoLog = new UndoLog(lanes, allocator);
+    this.epochs = new EpochReclaimer();
+    allocator.useDeferredFree(new EpochDeferredFree(epochs));
   }
 
   // ---------------------------------------------------------------- create
@@ -559,6 +564,17 @@ public final class Pool implements AutoCloseable {
   /** @return failure-atomic transactions over this pool */
   public UndoLog undoLog() {
     return undoLog;
+  }
+
+  /**
+   * The pool's epoch-based reclamation. Lock-free readers of a scheme {@link
+   * EpochReclaimer#enter() enter} it around every access to memory that a concurrent writer may
+   * free; blocks freed through the allocator are reused only after every such reader has left.
+   *
+   * @return the reclaimer
+   */
+  public EpochReclaimer epochs() {
+    return epochs;
   }
 
   /**

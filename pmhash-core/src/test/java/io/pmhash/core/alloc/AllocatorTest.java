@@ -53,6 +53,7 @@ class AllocatorTest {
   void reservePublishCancelFree() throws Exception {
     try (Pool pool = Pool.create(dir.resolve("p"), small())) {
       Allocator a = pool.allocator();
+      a.useDeferredFree(a.graceQueue()); // this test ends grace periods by hand
       long table = table(pool);
       assertEquals(table, pool.root(0));
       Reservation r = a.reserve(100);
@@ -110,6 +111,7 @@ class AllocatorTest {
   void hugeBlocksSpanChunksAndAreReused() throws Exception {
     try (Pool pool = Pool.create(dir.resolve("p"), small())) {
       Allocator a = pool.allocator();
+      a.useDeferredFree(a.graceQueue()); // this test ends grace periods by hand
       long table = table(pool);
       long size = 3L << 20;
       Reservation h = a.reserve(size);
@@ -224,6 +226,7 @@ class AllocatorTest {
   void concurrentReserveCancelPublishFreeNeverHandsOutABlockTwice() throws Exception {
     try (Pool pool = Pool.create(dir.resolve("p"), small().withGeometry(8, 1024, 64 << 10))) {
       Allocator a = pool.allocator();
+      a.useDeferredFree(a.graceQueue()); // this test ends grace periods by hand
       long table = table(pool);
       int threads = 8;
       int rounds = 3000;
