@@ -40,7 +40,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = "--enable-native-access=io.pmhash.core")
+@Fork(value = 2, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class HashingBenchmark {
 
   /** Number of distinct precomputed keys; a power of two. */
