@@ -12,4 +12,8 @@ module io.pmhash.core {
   exports io.pmhash.core.crash;
   exports io.pmhash.core.hash;
   exports io.pmhash.core.log;
+  exports io.pmhash.map;
+  exports io.pmhash.map.spi;
+
+  uses io.pmhash.map.spi.SchemeProvider;
 }

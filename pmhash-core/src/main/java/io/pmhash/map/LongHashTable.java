@@ -1,0 +1,111 @@
+package io.pmhash.map;
+
+import io.pmhash.core.Pool;
+
+/**
+ * A persistent hash table of 8-byte keys and 8-byte values (the papers' fixed-length setting):
+ * the primitive, allocation-free API every scheme implements. Thread-safe; operations are
+ * linearizable unless the scheme's documentation says otherwise. A completed {@code put} or
+ * {@code remove} is durable to the extent of the pool's {@link io.pmhash.core.Durability}.
+ *
+ * <p>Every key is allowed, 0 and -1 included, unless a scheme documents a reserved key (and
+ * then rejects it with an {@link IllegalArgumentException}).
+ *
+ * <p>Obtain one from {@link PmHash}; {@link #close()} closes the pool cleanly.
+ */
+public interface LongHashTable extends AutoCloseable {
+  /**
+   * @param key the key
+   * @param absent what to return when the key is not present
+   * @return the key's value, or {@code absent}
+   */
+  long get(long key, long absent);
+
+  /**
+   * @param key the key
+   * @return whether the key is present
+   */
+  boolean containsKey(long key);
+
+  /**
+   * Inserts the key or replaces its value.
+   *
+   * @param key the key
+   * @param value the value
+   * @return true if the key was not present before
+   */
+  boolean put(long key, long value);
+
+  /**
+   * Inserts the key if it is not present.
+   *
+   * @param key the key
+   * @param value the value
+   * @return true if it was inserted, false if the key was present (nothing changed)
+   */
+  boolean putIfAbsent(long key, long value);
+
+  /**
+   * Replaces the value of a present key.
+   *
+   * @param key the key
+   * @param value the new value
+   * @return true if the key was present and now maps to {@code value}
+   */
+  boolean replace(long key, long value);
+
+  /**
+   * Replaces the value of a key only if it currently maps to {@code expected}.
+   *
+   * @param key the key
+   * @param expected the value it must have
+   * @param value the new value
+   * @return true if replaced
+   */
+  boolean replace(long key, long expected, long value);
+
+  /**
+   * @param key the key
+   * @return true if the key was present and is now removed
+   */
+  boolean remove(long key);
+
+  /**
+   * Removes a key only if it maps to {@code expected}.
+   *
+   * @param key the key
+   * @param expected the value it must have
+   * @return true if removed
+   */
+  boolean remove(long key, long expected);
+
+  /** @return the number of records; exact when no operation is in flight */
+  long size();
+
+  /**
+   * Calls {@code action} for every record. Weakly consistent: a record present for the whole
+   * call is seen exactly once; one inserted or removed meanwhile may or may not be.
+   *
+   * @param action receives each pair
+   */
+  void forEach(LongLongConsumer action);
+
+  /** @return records divided by the slots the table has now */
+  double loadFactor();
+
+  /** @return a snapshot of shape and persist cost */
+  TableStats stats();
+
+  /** @return the pool that holds the table */
+  Pool pool();
+
+  /** @return the scheme name recorded in the pool header */
+  String scheme();
+
+  /**
+   * Closes the table and its pool cleanly (the next open needs no recovery). Operations must
+   * have finished.
+   */
+  @Override
+  void close();
+}

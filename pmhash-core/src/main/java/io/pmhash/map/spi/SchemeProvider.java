@@ -1,0 +1,56 @@
+package io.pmhash.map.spi;
+
+import io.pmhash.core.Pool;
+import io.pmhash.map.LongHashTable;
+import io.pmhash.map.TableOptions;
+import java.util.Map;
+
+/**
+ * A hashing scheme, found by {@link java.util.ServiceLoader}. {@link io.pmhash.map.PmHash}
+ * creates the pool with the scheme's name, layout version and header parameters, then hands it
+ * to {@link #create}; on open it checks the header and hands the pool to {@link #open}.
+ */
+public interface SchemeProvider {
+  /** @return the name recorded in pool headers, e.g. {@code "dash-eh"} (1 to 16 ASCII chars) */
+  String name();
+
+  /** @return the layout version recorded in pool headers; bumped on any format change */
+  int layoutVersion();
+
+  /**
+   * The parameters this scheme accepts with their defaults, for error messages and {@code
+   * --help}.
+   *
+   * @return parameter name to default value, in a stable order
+   */
+  Map<String, Long> defaultParams();
+
+  /**
+   * Validates the options' parameters and returns the values to record in the pool header (at
+   * most 8). Unknown parameter names and out-of-range values throw {@link
+   * IllegalArgumentException} naming the parameter, the range and the scheme.
+   *
+   * @param options the table options
+   * @return header parameters
+   */
+  long[] headerParams(TableOptions options);
+
+  /**
+   * Builds a new, empty table in a freshly created pool.
+   *
+   * @param pool the pool, its header already naming this scheme
+   * @param options the options it was created with
+   * @return the table
+   */
+  LongHashTable create(Pool pool, TableOptions options);
+
+  /**
+   * Opens the table of an existing pool: validates what the header and roots say, and recovers
+   * after a crash ({@link Pool#lastShutdownClean()}).
+   *
+   * @param pool the opened pool, its header naming this scheme
+   * @param options the options it was opened with
+   * @return the table
+   */
+  LongHashTable open(Pool pool, TableOptions options);
+}
