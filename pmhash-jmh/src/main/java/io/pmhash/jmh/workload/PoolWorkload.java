@@ -1,13 +1,22 @@
 package io.pmhash.jmh.workload;
 
+import io.pmhash.core.Durability;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
+import io.pmhash.core.PoolOptions;
 import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.alloc.AllocatorStats;
 import io.pmhash.core.alloc.Publication;
 import io.pmhash.core.alloc.Reservation;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The pool workload: the core's persistent operations with no hash table on top. A table of
@@ -28,6 +37,59 @@ final class PoolWorkload {
   static final int TABLE_ROOT = 0;
 
   private PoolWorkload() {}
+
+  static List<PhaseResult> run(WorkloadOptions o, PrintStream human) throws IOException {
+    long records = o.preload() + o.ops();
+    PoolOptions options = PoolOptions.defaults()
+        .withScheme("pool-workload", 1, o.recordBytes())
+        .withDurability(o.durability())
+        .withInitialSize(Math.max(64L << 20, records * (8 + ((o.recordBytes() + 15) & -16)) * 5 / 4));
+    human.printf("pmhash workload: scheme pool, %,d records of %d bytes (%,d preloaded), %d thread%s%n",
+        records, o.recordBytes(), o.preload(), o.threads(), o.threads() == 1 ? "" : "s");
+    boolean file = o.durability() != Durability.VOLATILE;
+    if (file) {
+      Files.deleteIfExists(o.file());
+    }
+    List<PhaseResult> results = new ArrayList<>();
+    try (Pool pool = file ? Pool.create(o.file(), options) : Pool.createVolatile(options)) {
+      human.printf("  pool: %s, durability %s, persistence: %s%n",
+          pool.path() == null ? "anonymous memory" : pool.path(), pool.durability(), pool.persistence().describe());
+      Persistence persistence = pool.persistence();
+      long table = createTable(pool, records);
+      int threads = o.threads();
+      int bytes = o.recordBytes();
+      if (o.preload() > 0) {
+        PhaseRunner.run("preload", 0, o.preload(), threads, persistence, human,
+            (from, to, p) -> publish(pool, table, from, to, bytes, p));
+      }
+      long lo = o.preload();
+      results.add(PhaseRunner.run("publish", lo, records, threads, persistence, human,
+          (from, to, p) -> publish(pool, table, from, to, bytes, p)));
+      LongAdder wrong = new LongAdder();
+      results.add(PhaseRunner.run("read", lo, records, threads, persistence, human,
+          (from, to, p) -> wrong.add(read(pool, table, from, to, p))));
+      if (wrong.sum() != 0) {
+        throw new IllegalStateException("wrong result: " + wrong.sum() + " records read back wrong");
+      }
+      AllocatorStats heap = pool.allocator().stats();
+      results.add(PhaseRunner.run("free", lo, records, threads, persistence, human,
+          (from, to, p) -> free(pool, table, from, to, p)));
+      human.printf("  heap at the peak: %,d chunks in use (%,d bytes), %,d bytes owned in %,d blocks: %.1f bytes per record%n",
+          heap.chunksInUse(), heap.chunksInUse() * pool.chunkSize(), heap.bytesOwned(), heap.blocksOwned(),
+          (double) heap.chunksInUse() * pool.chunkSize() / records);
+    }
+    if (file) {
+      long t0 = System.nanoTime();
+      try (Pool pool = Pool.open(o.file(), options)) {
+        human.printf("  reopen: %.2f ms (header validation, lane recovery; clean shutdown: %s)%n",
+            (System.nanoTime() - t0) / 1e6, pool.lastShutdownClean());
+      }
+      if (!o.keep()) {
+        Files.deleteIfExists(o.file());
+      }
+    }
+    return results;
+  }
 
   /** Allocates the slot table and publishes it to root 0. */
   static long createTable(Pool pool, long slots) {

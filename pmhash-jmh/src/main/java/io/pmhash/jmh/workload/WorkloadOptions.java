@@ -1,8 +1,11 @@
 package io.pmhash.jmh.workload;
 
 import io.pmhash.core.Durability;
+import io.pmhash.map.PmHash;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /** Command-line options of {@link WorkloadCommand}; {@link #parse} explains every error. */
 record WorkloadOptions(
@@ -14,37 +17,53 @@ record WorkloadOptions(
     long ops,
     int threads,
     long seed,
+    long initialCapacity,
+    Map<String, Long> params,
     int recordBytes,
     boolean csv) {
 
-  static final String USAGE = """
-      usage: ./pmhash workload [options]
-        --scheme NAME        what to run: pool (allocate, write, persist, publish, read, free,
-                             reopen). The hash-table schemes join as they land.
-        --durability MODE    PMEM | PMEM_EMULATED | MSYNC | PROCESS | VOLATILE | AUTO
-                             (default PMEM_EMULATED: the flush instructions of PM on any file)
-        --file PATH          pool file (default: pmhash-workload.pool in the temp directory,
-                             deleted before and after the run unless --keep)
-        --keep               keep the pool file afterwards
-        --preload N          records written before the measured phases (default 0)
-        --ops N              operations per measured phase (default 2000000)
-        --threads T          worker threads (default 1)
-        --seed S             seed of the key generator (default 42)
-        --record-bytes B     bytes per record for the pool workload, 16..4096 (default 32)
-        --csv                one machine-readable line per phase on stdout:
-                             scheme,durability,threads,phase,ops,seconds,mops,flushes_per_op,
-                             drains_per_op,load_factor
-      """;
+  static final String POOL = "pool";
+
+  static String usage() {
+    return """
+        usage: ./pmhash workload [options]
+          --scheme NAME        %spool (the core alone: allocate, persist,
+                               publish, read, free). Default: %s
+          --param NAME=VALUE   a scheme parameter (repeatable), e.g. --param stashBuckets=4
+          --durability MODE    PMEM | PMEM_EMULATED | MSYNC | PROCESS | VOLATILE | AUTO
+                               (default PMEM_EMULATED: the flush instructions of PM on any file)
+          --file PATH          pool file (default: pmhash-workload.pool in the temp directory,
+                               deleted before and after the run unless --keep)
+          --keep               keep the pool file afterwards
+          --preload N          keys inserted before the measured phases (default 1M)
+          --ops M              operations per measured phase (default 2M)
+          --threads T          worker threads (default 1)
+          --seed S             seed of the key generator (default 42)
+          --initial-capacity N records the table is sized for at create (default 0: it grows)
+          --record-bytes B     bytes per record of the pool workload, 16..4096 (default 32)
+          --csv                one machine-readable line per phase on stdout:
+                               scheme,durability,threads,phase,ops,seconds,mops,flushes_per_op,
+                               drains_per_op,load_factor
+        Numbers measured on DRAM or tmpfs are not persistent-memory numbers.
+        """.formatted(PmHash.schemes().isEmpty() ? "" : String.join(", ", PmHash.schemes().keySet()) + ", or ",
+            defaultScheme());
+  }
+
+  static String defaultScheme() {
+    return PmHash.schemes().containsKey("dash-eh") ? "dash-eh" : POOL;
+  }
 
   static WorkloadOptions parse(String[] args) {
-    String scheme = "pool";
+    String scheme = defaultScheme();
     Durability durability = Durability.PMEM_EMULATED;
     Path file = Path.of(System.getProperty("java.io.tmpdir"), "pmhash-workload.pool");
     boolean keep = false;
-    long preload = 0;
+    long preload = 1_000_000;
     long ops = 2_000_000;
     int threads = 1;
     long seed = 42;
+    long initialCapacity = 0;
+    Map<String, Long> params = new LinkedHashMap<>();
     int recordBytes = 32;
     boolean csv = false;
     for (int i = 0; i < args.length; i++) {
@@ -54,6 +73,14 @@ record WorkloadOptions(
         case "--csv" -> csv = true;
         case "-h", "--help" -> throw new UsageException(null);
         case "--scheme" -> scheme = value(args, ++i, a);
+        case "--param" -> {
+          String v = value(args, ++i, a);
+          int eq = v.indexOf('=');
+          if (eq <= 0) {
+            throw new UsageException("--param " + v + " is not NAME=VALUE");
+          }
+          params.put(v.substring(0, eq), parseNumber(v.substring(eq + 1), a + " " + v));
+        }
         case "--durability" -> {
           String v = value(args, ++i, a);
           try {
@@ -63,15 +90,20 @@ record WorkloadOptions(
           }
         }
         case "--file" -> file = Path.of(value(args, ++i, a));
-        case "--preload" -> preload = number(args, ++i, a, 0, Long.MAX_VALUE / 2);
-        case "--ops" -> ops = number(args, ++i, a, 1, Long.MAX_VALUE / 2);
+        case "--preload" -> preload = number(args, ++i, a, 0, 1L << 31);
+        case "--ops" -> ops = number(args, ++i, a, 1, 1L << 30);
         case "--threads" -> threads = (int) number(args, ++i, a, 1, 1024);
         case "--seed" -> seed = number(args, ++i, a, Long.MIN_VALUE, Long.MAX_VALUE);
+        case "--initial-capacity" -> initialCapacity = number(args, ++i, a, 0, 1L << 40);
         case "--record-bytes" -> recordBytes = (int) number(args, ++i, a, 16, 4096);
         default -> throw new UsageException("unknown option " + a);
       }
     }
-    return new WorkloadOptions(scheme, durability, file, keep, preload, ops, threads, seed, recordBytes, csv);
+    if (!scheme.equals(POOL) && !PmHash.schemes().containsKey(scheme)) {
+      throw new UsageException("unknown scheme '" + scheme + "'; available: " + String.join(", ", PmHash.schemes().keySet()) + (PmHash.schemes().isEmpty() ? "" : ", ") + POOL);
+    }
+    return new WorkloadOptions(scheme, durability, file, keep, preload, ops, threads, seed,
+        initialCapacity, Map.copyOf(params), recordBytes, csv);
   }
 
   private static String value(String[] args, int i, String option) {
@@ -82,8 +114,15 @@ record WorkloadOptions(
   }
 
   private static long number(String[] args, int i, String option, long min, long max) {
-    String v = value(args, i, option).replace("_", "");
-    long n;
+    long n = parseNumber(value(args, i, option), option + " " + args[i]);
+    if (n < min || n > max) {
+      throw new UsageException(option + " " + n + " is out of range " + min + ".." + max);
+    }
+    return n;
+  }
+
+  private static long parseNumber(String text, String what) {
+    String v = text.replace("_", "");
     try {
       long scale = 1;
       char last = Character.toUpperCase(v.charAt(v.length() - 1));
@@ -91,17 +130,13 @@ record WorkloadOptions(
         scale = last == 'K' ? 1_000 : last == 'M' ? 1_000_000 : 1_000_000_000;
         v = v.substring(0, v.length() - 1);
       }
-      n = Math.multiplyExact(Long.parseLong(v), scale);
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new UsageException(option + " " + args[i] + " is not a number (suffixes K, M, G allowed)");
+      return Math.multiplyExact(Long.parseLong(v), scale);
+    } catch (NumberFormatException | ArithmeticException | StringIndexOutOfBoundsException e) {
+      throw new UsageException(what + " is not a number (suffixes K, M, G allowed)");
     }
-    if (n < min || n > max) {
-      throw new UsageException(option + " " + n + " is out of range " + min + ".." + max);
-    }
-    return n;
   }
 
-  /** A bad command line; the message says what was wrong. */
+  /** A bad command line; the message says what was wrong (null: just show the usage). */
   static final class UsageException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 

@@ -1,0 +1,29 @@
+package io.pmhash.jmh.workload;
+
+/**
+ * The workload's keys: key {@code i} of a seed is the SplitMix64 finalizer of {@code seed * φ +
+ * i}, a bijection of {@code i}, so keys with different indexes never collide and look uniformly
+ * random. Phases use disjoint index ranges (preload, insert, negative search).
+ */
+final class Keys {
+  private Keys() {}
+
+  static long key(long seed, long index) {
+    long z = seed * 0x9E3779B97F4A7C15L + index;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /** Keys {@code [from, to)} precomputed, so that generating them is not measured. */
+  static long[] range(long seed, long from, long to) {
+    if (to - from > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("at most 2^31 keys per phase");
+    }
+    long[] keys = new long[(int) (to - from)];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = key(seed, from + i);
+    }
+    return keys;
+  }
+}

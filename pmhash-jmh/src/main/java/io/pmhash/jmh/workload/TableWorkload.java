@@ -1,0 +1,152 @@
+package io.pmhash.jmh.workload;
+
+import io.pmhash.core.Durability;
+import io.pmhash.core.Persistence;
+import io.pmhash.map.LongHashTable;
+import io.pmhash.map.PmHash;
+import io.pmhash.map.TableOptions;
+import io.pmhash.map.TableStats;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The Dash benchmark's workload (Dash §6.2) on any scheme: preload N keys, then M inserts, M
+ * positive searches, M negative searches and M deletes, each phase split over T threads, keys
+ * precomputed from a seed. Checks what it reads (every positive search finds its value, no
+ * negative search finds anything, every delete removes), then times reopening the pool after a
+ * clean close and after a crash (a copy of the file taken while the table was open).
+ */
+final class TableWorkload {
+  private TableWorkload() {}
+
+  static List<PhaseResult> run(WorkloadOptions o, PrintStream human) throws IOException {
+    long n = o.preload();
+    long m = o.ops();
+    TableOptions options = TableOptions.scheme(o.scheme()).withDurability(o.durability())
+        .withInitialCapacity(o.initialCapacity());
+    for (var p : o.params().entrySet()) {
+      options = options.withParam(p.getKey(), p.getValue());
+    }
+    human.printf("pmhash workload: scheme %s, %,d preloaded keys, then %,d operations per phase, %d thread%s, seed %d%n",
+        o.scheme(), n, m, o.threads(), o.threads() == 1 ? "" : "s", o.seed());
+    boolean file = o.durability() != Durability.VOLATILE;
+    Path crashCopy = o.file().resolveSibling(o.file().getFileName() + ".crash");
+    if (file) {
+      Files.deleteIfExists(o.file());
+      Files.deleteIfExists(crashCopy);
+    }
+    List<PhaseResult> results = new ArrayList<>();
+    LongHashTable table = file ? PmHash.create(o.file(), options) : PmHash.createVolatile(options);
+    boolean copied = false;
+    try {
+      human.printf("  pool: %s, durability %s, persistence: %s%n",
+          table.pool().path() == null ? "anonymous memory" : table.pool().path(),
+          table.pool().durability(), table.pool().persistence().describe());
+      Persistence persistence = table.pool().persistence();
+      int threads = o.threads();
+      if (n > 0) {
+        long[] preload = Keys.range(o.seed(), 0, n);
+        PhaseRunner.run("preload", 0, n, threads, persistence, human, (from, to, p) -> insert(table, preload, from, to, p));
+      }
+      long[] inserted = Keys.range(o.seed(), n, n + m);
+      long[] absent = Keys.range(o.seed(), n + m, n + 2 * m);
+      results.add(PhaseRunner.run("insert", 0, m, threads, persistence, human,
+          (from, to, p) -> insert(table, inserted, from, to, p)).withLoadFactor(table.loadFactor()));
+      if (file && Files.size(o.file()) <= (8L << 30)) {
+        // What a kill -9 would leave: the file as it is while the table is open.
+        Files.copy(o.file(), crashCopy, StandardCopyOption.REPLACE_EXISTING);
+        copied = true;
+      }
+      LongAdder found = new LongAdder();
+      results.add(PhaseRunner.run("search+", 0, m, threads, persistence, human,
+          (from, to, p) -> found.add(search(table, inserted, true, from, to, p))).withLoadFactor(table.loadFactor()));
+      check(found.sum() == m, "positive search found " + found.sum() + " of " + m + " keys with their values");
+      found.reset();
+      results.add(PhaseRunner.run("search-", 0, m, threads, persistence, human,
+          (from, to, p) -> found.add(search(table, absent, false, from, to, p))).withLoadFactor(table.loadFactor()));
+      check(found.sum() == 0, "negative search found " + found.sum() + " keys that were never inserted");
+      LongAdder removed = new LongAdder();
+      results.add(PhaseRunner.run("delete", 0, m, threads, persistence, human,
+          (from, to, p) -> removed.add(delete(table, inserted, from, to, p))).withLoadFactor(table.loadFactor()));
+      check(removed.sum() == m, "delete removed " + removed.sum() + " of " + m + " keys");
+      TableStats stats = table.stats();
+      human.printf("  table: %,d records, %,d slots, load factor %.3f, pool %,d bytes; %s%n",
+          stats.size(), stats.slots(), stats.loadFactor(), stats.poolBytes(), stats.details());
+    } finally {
+      table.close();
+    }
+    if (file) {
+      long t0 = System.nanoTime();
+      try (LongHashTable reopened = PmHash.open(o.file(), TableOptions.any().withDurability(o.durability()))) {
+        double ms = (System.nanoTime() - t0) / 1e6;
+        human.printf("  reopen after a clean close: %.2f ms (%,d records)%n", ms, reopened.size());
+      }
+      if (copied) {
+        t0 = System.nanoTime();
+        try (LongHashTable crashed = PmHash.open(crashCopy, TableOptions.any().withDurability(o.durability()))) {
+          double ms = (System.nanoTime() - t0) / 1e6;
+          long size = crashed.size();
+          human.printf("  reopen after a crash (copy taken while open, %,d records): %.2f ms%n", size, ms);
+          check(size == n + m, "the crash copy holds " + size + " records, expected " + (n + m));
+        }
+      }
+      if (!o.keep()) {
+        Files.deleteIfExists(o.file());
+      }
+      Files.deleteIfExists(crashCopy);
+    }
+    return results;
+  }
+
+  private static void check(boolean ok, String what) {
+    if (!ok) {
+      throw new IllegalStateException("wrong result: " + what);
+    }
+  }
+
+  private static void insert(LongHashTable table, long[] keys, long from, long to, Progress progress) {
+    for (int i = (int) from; i < to; i++) {
+      table.put(keys[i], i);
+      if ((i & 4095) == 4095) {
+        progress.add(4096);
+      }
+    }
+    progress.add((to - from) & 4095);
+  }
+
+  /** Counts keys found with their own value (positive) or found at all (negative). */
+  private static long search(LongHashTable table, long[] keys, boolean positive, long from, long to, Progress progress) {
+    long found = 0;
+    for (int i = (int) from; i < to; i++) {
+      long v = table.get(keys[i], Long.MIN_VALUE);
+      if (positive ? v == i : v != Long.MIN_VALUE) {
+        found++;
+      }
+      if ((i & 4095) == 4095) {
+        progress.add(4096);
+      }
+    }
+    progress.add((to - from) & 4095);
+    return found;
+  }
+
+  private static long delete(LongHashTable table, long[] keys, long from, long to, Progress progress) {
+    long removed = 0;
+    for (int i = (int) from; i < to; i++) {
+      if (table.remove(keys[i])) {
+        removed++;
+      }
+      if ((i & 4095) == 4095) {
+        progress.add(4096);
+      }
+    }
+    progress.add((to - from) & 4095);
+    return removed;
+  }
+}
