@@ -1,0 +1,354 @@
+package io.pmhash.schemes.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.pmhash.core.Durability;
+import io.pmhash.map.LongHashTable;
+import io.pmhash.map.PmHash;
+import io.pmhash.map.TableOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The contract every scheme's {@link LongHashTable} keeps, run by one subclass per scheme (as
+ * JCTools' queue sanity tests and Caffeine's cache specs are): the table against a {@link
+ * HashMap} model under seeded random operations (the seed is in every failure message), growth
+ * through many structural changes and back down, edge keys, iteration, close and reopen,
+ * reopen after a crash, and threads. After every test that leaves a table, {@link
+ * #checkInvariants} runs the scheme's own structural check.
+ */
+public abstract class LongHashTableContract {
+  @TempDir protected Path dir;
+
+  /**
+   * Options naming the scheme under test, with parameters small enough that the tests below
+   * exercise its structural changes (splits, doublings, resizes) many times.
+   *
+   * @return the options
+   */
+  protected abstract TableOptions options();
+
+  /**
+   * The scheme's structural invariants (no duplicate keys, counts equal a scan, metadata
+   * consistent, ...). The default checks that {@code size()} equals a scan.
+   *
+   * @param table a quiescent table
+   */
+  protected void checkInvariants(LongHashTable table) {
+    long[] n = new long[1];
+    table.forEach((k, v) -> n[0]++);
+    assertEquals(n[0], table.size(), "size() equals a scan");
+  }
+
+  /** Keys the random-operation tests draw from: small, so operations collide often. */
+  protected int keyRange() {
+    return 3_000;
+  }
+
+  protected LongHashTable create(Durability mode) throws Exception {
+    TableOptions o = options().withDurability(mode);
+    return mode == Durability.VOLATILE ? PmHash.createVolatile(o) : PmHash.create(dir.resolve("table.pool"), o);
+  }
+
+  protected LongHashTable reopen(Path file, Durability mode) throws Exception {
+    return PmHash.open(file, TableOptions.any().withDurability(mode));
+  }
+
+  // ------------------------------------------------------------------ model tests
+
+  @ParameterizedTest
+  @EnumSource(value = Durability.class, names = {"VOLATILE", "PROCESS", "PMEM_EMULATED"})
+  void randomOperationsMatchAHashMap(Durability mode) throws Exception {
+    long seed = 0x5EED0000L + mode.ordinal();
+    try (LongHashTable t = create(mode)) {
+      runRandom(t, new HashMap<>(), new SplittableRandom(seed), 40_000, keyRange(), "seed " + seed + ", " + mode);
+      checkInvariants(t);
+    }
+  }
+
+  @Test
+  void msyncModeMatchesAHashMap() throws Exception {
+    long seed = 0xD15CL;
+    try (LongHashTable t = create(Durability.MSYNC)) {
+      runRandom(t, new HashMap<>(), new SplittableRandom(seed), 3_000, 500, "seed " + seed + ", MSYNC");
+      checkInvariants(t);
+    }
+  }
+
+  /** Applies {@code ops} random operations to the table and the model, comparing every result. */
+  protected static void runRandom(LongHashTable t, Map<Long, Long> model, SplittableRandom rnd, int ops, int keys, String where) {
+    for (int i = 0; i < ops; i++) {
+      long k = key(rnd.nextInt(keys));
+      long v = rnd.nextLong();
+      Long old = model.get(k);
+      String at = where + ", op " + i + ", key " + k;
+      switch (rnd.nextInt(10)) {
+        case 0, 1 -> assertEquals(old == null ? -7L : old, t.get(k, -7L), at + ": get");
+        case 2 -> assertEquals(old != null, t.containsKey(k), at + ": containsKey");
+        case 3, 4 -> {
+          assertEquals(old == null, t.put(k, v), at + ": put");
+          model.put(k, v);
+        }
+        case 5 -> {
+          assertEquals(old == null, t.putIfAbsent(k, v), at + ": putIfAbsent");
+          model.putIfAbsent(k, v);
+        }
+        case 6 -> {
+          assertEquals(old != null, t.replace(k, v), at + ": replace");
+          model.replace(k, v);
+        }
+        case 7 -> {
+          long expected = old != null && rnd.nextBoolean() ? old : v ^ 1;
+          boolean hit = old != null && old == expected;
+          assertEquals(hit, t.replace(k, expected, v), at + ": replace(expected)");
+          if (hit) {
+            model.put(k, v);
+          }
+        }
+        case 8 -> {
+          assertEquals(old != null, t.remove(k), at + ": remove");
+          model.remove(k);
+        }
+        default -> {
+          long expected = old != null && rnd.nextBoolean() ? old : v;
+          boolean hit = old != null && old == expected;
+          assertEquals(hit, t.remove(k, expected), at + ": remove(expected)");
+          if (hit) {
+            model.remove(k);
+          }
+        }
+      }
+    }
+    assertSameContent(model, t, where);
+  }
+
+  /** Spreads small indexes over the whole key space, edge values included. */
+  protected static long key(int i) {
+    return switch (i) {
+      case 0 -> 0L;
+      case 1 -> -1L;
+      case 2 -> Long.MIN_VALUE;
+      case 3 -> Long.MAX_VALUE;
+      default -> i * 0x9E3779B97F4A7C15L;
+    };
+  }
+
+  protected static void assertSameContent(Map<Long, Long> model, LongHashTable t, String where) {
+    assertEquals(model.size(), t.size(), where + ": size");
+    Map<Long, Long> seen = new HashMap<>();
+    t.forEach((k, v) -> {
+      if (seen.put(k, v) != null) {
+        fail(where + ": forEach saw key " + k + " twice");
+      }
+    });
+    assertEquals(model, seen, where + ": content");
+    for (Map.Entry<Long, Long> e : model.entrySet()) {
+      assertEquals(e.getValue(), t.get(e.getKey(), ~e.getValue()), where + ": get " + e.getKey());
+    }
+  }
+
+  // ------------------------------------------------------------------ growth and shrink
+
+  @ParameterizedTest
+  @EnumSource(value = Durability.class, names = {"VOLATILE", "PMEM_EMULATED"})
+  void growsThroughManyStructuralChangesAndBackDown(Durability mode) throws Exception {
+    int n = 150_000;
+    try (LongHashTable t = create(mode)) {
+      double emptyLoad = t.loadFactor();
+      for (int i = 0; i < n; i++) {
+        assertTrue(t.put(i * 0x9E3779B97F4A7C15L, i), "insert " + i);
+      }
+      assertEquals(n, t.size());
+      assertTrue(t.loadFactor() > 0 && t.loadFactor() <= 1, "load factor " + t.loadFactor());
+      for (int i = 0; i < n; i++) {
+        assertEquals(i, t.get(i * 0x9E3779B97F4A7C15L, -1), "get " + i);
+      }
+      checkInvariants(t);
+      for (int i = 0; i < n; i++) {
+        assertTrue(t.remove(i * 0x9E3779B97F4A7C15L), "remove " + i);
+      }
+      assertEquals(0, t.size());
+      assertFalse(t.containsKey(0));
+      checkInvariants(t);
+      for (int i = 0; i < n / 2; i++) {
+        assertTrue(t.put(i * 31L + 7, i), "reinsert " + i);
+      }
+      assertEquals(n / 2, t.size());
+      checkInvariants(t);
+      assertTrue(Double.isFinite(emptyLoad));
+    }
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  @Test
+  void closeAndReopenKeepsEverything() throws Exception {
+    Map<Long, Long> model = new HashMap<>();
+    Path file = dir.resolve("table.pool");
+    try (LongHashTable t = create(Durability.PMEM_EMULATED)) {
+      runRandom(t, model, new SplittableRandom(11), 20_000, 20_000, "before close");
+    }
+    try (LongHashTable t = reopen(file, Durability.PMEM_EMULATED)) {
+      assertTrue(t.pool().lastShutdownClean());
+      assertEquals(options().scheme(), t.scheme());
+      assertSameContent(model, t, "after reopen");
+      runRandom(t, model, new SplittableRandom(12), 20_000, 20_000, "after reopen");
+      checkInvariants(t);
+    }
+    try (LongHashTable t = reopen(file, Durability.PROCESS)) {
+      assertSameContent(model, t, "after a second reopen in another mode");
+    }
+  }
+
+  @Test
+  void reopenAfterACrashKeepsEveryCompletedOperation() throws Exception {
+    Map<Long, Long> model = new HashMap<>();
+    Path file = dir.resolve("table.pool");
+    Path crashed = dir.resolve("crashed.pool");
+    try (LongHashTable t = create(Durability.PROCESS)) {
+      runRandom(t, model, new SplittableRandom(21), 30_000, 10_000, "before the crash");
+      // PROCESS: every completed store is in the page cache; a copy is what kill -9 leaves.
+      Files.copy(file, crashed);
+    }
+    try (LongHashTable t = reopen(crashed, Durability.PROCESS)) {
+      assertFalse(t.pool().lastShutdownClean());
+      assertSameContent(model, t, "after the crash");
+      runRandom(t, model, new SplittableRandom(22), 20_000, 10_000, "after the crash");
+      checkInvariants(t);
+    }
+  }
+
+  // ------------------------------------------------------------------ iteration
+
+  @Test
+  void forEachSeesEveryRecordOnce() throws Exception {
+    try (LongHashTable t = create(Durability.VOLATILE)) {
+      Map<Long, Long> model = new HashMap<>();
+      for (int i = 0; i < 50_000; i++) {
+        long k = key(i);
+        t.put(k, ~k);
+        model.put(k, ~k);
+      }
+      assertSameContent(model, t, "forEach");
+    }
+  }
+
+  // ------------------------------------------------------------------ threads
+
+  @ParameterizedTest
+  @EnumSource(value = Durability.class, names = {"VOLATILE", "PMEM_EMULATED"})
+  void threadsOnDisjointKeysMatchTheirModels(Durability mode) throws Exception {
+    int threads = 4;
+    try (LongHashTable t = create(mode)) {
+      List<Map<Long, Long>> models = new ArrayList<>();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      CyclicBarrier start = new CyclicBarrier(threads);
+      List<Thread> ts = new ArrayList<>();
+      for (int id = 0; id < threads; id++) {
+        Map<Long, Long> model = new HashMap<>();
+        models.add(model);
+        final int me = id;
+        ts.add(Thread.ofPlatform().start(() -> {
+          try {
+            start.await();
+            SplittableRandom rnd = new SplittableRandom(100 + me);
+            for (int i = 0; i < 30_000; i++) {
+              long k = key(rnd.nextInt(20_000)) * threads + me; // disjoint residues
+              switch (rnd.nextInt(4)) {
+                case 0, 1 -> {
+                  long v = rnd.nextLong();
+                  if (t.put(k, v) != (model.put(k, v) == null)) {
+                    throw new AssertionError("thread " + me + " put " + k);
+                  }
+                }
+                case 2 -> {
+                  if (t.remove(k) != (model.remove(k) != null)) {
+                    throw new AssertionError("thread " + me + " remove " + k);
+                  }
+                }
+                default -> {
+                  Long v = model.get(k);
+                  if (t.get(k, -3) != (v == null ? -3 : v)) {
+                    throw new AssertionError("thread " + me + " get " + k);
+                  }
+                }
+              }
+            }
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+          }
+        }));
+      }
+      for (Thread th : ts) {
+        th.join();
+      }
+      if (failure.get() != null) {
+        throw new AssertionError(failure.get());
+      }
+      Map<Long, Long> all = new HashMap<>();
+      models.forEach(all::putAll);
+      assertSameContent(all, t, "after " + threads + " threads");
+      checkInvariants(t);
+    }
+  }
+
+  @Test
+  void racingInsertsOfTheSameKeysHaveOneWinnerEach() throws Exception {
+    int threads = 4;
+    int keys = 40_000;
+    try (LongHashTable t = create(Durability.VOLATILE)) {
+      AtomicInteger[] wins = new AtomicInteger[keys];
+      for (int i = 0; i < keys; i++) {
+        wins[i] = new AtomicInteger();
+      }
+      Map<Long, Long> winners = new ConcurrentHashMap<>();
+      CyclicBarrier start = new CyclicBarrier(threads);
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      List<Thread> ts = new ArrayList<>();
+      for (int id = 0; id < threads; id++) {
+        final long me = id;
+        ts.add(Thread.ofPlatform().start(() -> {
+          try {
+            start.await();
+            for (int i = 0; i < keys; i++) {
+              int j = (int) ((i + me * 7919) % keys);
+              if (t.putIfAbsent(key(j), me)) {
+                wins[j].incrementAndGet();
+                winners.put(key(j), me);
+              }
+            }
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+          }
+        }));
+      }
+      for (Thread th : ts) {
+        th.join();
+      }
+      if (failure.get() != null) {
+        throw new AssertionError(failure.get());
+      }
+      for (int i = 0; i < keys; i++) {
+        assertEquals(1, wins[i].get(), "key " + key(i) + " inserted by " + wins[i].get() + " threads");
+      }
+      assertSameContent(winners, t, "after racing inserts");
+      checkInvariants(t);
+    }
+  }
+}
