@@ -332,6 +332,33 @@ public final class Pool implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads and validates a pool's header without opening the pool: nothing is mapped, locked or
+   * written. For tools, and for choosing a scheme before {@link #open}.
+   *
+   * @param path the pool file
+   * @return what the header says
+   * @throws PoolException as {@link #open} would for the same header
+   * @throws IOException if the file cannot be read
+   */
+  public static PoolInfo inspect(Path path) throws IOException {
+    Objects.requireNonNull(path, "path");
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      long actual = channel.size();
+      MemorySegment header = readHeader(channel, path, actual);
+      long expected = validateHeader(header, path, actual);
+      int n = u32(header, SCHEME_PARAM_COUNT_OFFSET);
+      long[] params = new long[n];
+      for (int i = 0; i < n; i++) {
+        params[i] = u64(header, SCHEME_PARAMS_OFFSET + 8L * i);
+      }
+      return new PoolInfo(schemeName(header), u32(header, SCHEME_VERSION_OFFSET), params,
+          u64(header, CLEAN_SHUTDOWN_OFFSET) == 1, u64(header, RECOVERY_EPOCH_OFFSET), expected, actual);
+    } catch (NoSuchFileException e) {
+      throw new NoSuchFileException(path.toString(), null, "no pool file here");
+    }
+  }
+
   private static MemorySegment readHeader(FileChannel channel, Path path, long actual) throws IOException {
     if (actual < 8) {
       throw new NotAPoolException(path + " is " + actual + " bytes long: not a pmhash pool (a pool starts with a " + HEADER_SIZE + "-byte header)");

@@ -69,28 +69,20 @@ public final class PmHash {
    * @throws IOException if the pool cannot be opened (see {@link Pool#open})
    */
   public static LongHashTable open(Path path, TableOptions options) throws IOException {
-    PoolOptions po = options.poolOptions();
-    if (options.scheme() != null) {
-      SchemeProvider provider = provider(options.scheme());
-      po = po.withScheme(provider.name(), provider.layoutVersion());
-    }
-    Pool pool = Pool.open(path, po);
-    SchemeProvider provider;
-    try {
-      provider = find(pool.scheme());
-      if (provider == null) {
-        throw new SchemeMismatchException(path + " holds scheme '" + pool.scheme()
-            + "', which this build of pmhash does not provide (available: " + schemes().keySet() + ")");
+    Objects.requireNonNull(options, "options");
+    // Choose the provider from the header before anything is written to the file.
+    String scheme = options.scheme() != null ? options.scheme() : Pool.inspect(path).scheme();
+    SchemeProvider provider = find(scheme);
+    if (provider == null) {
+      if (options.scheme() != null) {
+        provider(scheme); // throws: unknown scheme asked for
       }
-      if (pool.schemeVersion() != provider.layoutVersion()) {
-        throw new SchemeMismatchException(path + " holds '" + pool.scheme() + "' layout version "
-            + pool.schemeVersion() + "; this pmhash reads version " + provider.layoutVersion());
-      }
-    } catch (IOException | RuntimeException e) {
-      pool.close();
-      throw e;
+      throw new SchemeMismatchException(path + " holds scheme '" + scheme
+          + "', which this build of pmhash does not provide (available: " + schemes().keySet() + ")");
     }
-    return buildOrClose(pool, () -> provider.open(pool, options));
+    Pool pool = Pool.open(path, options.poolOptions().withScheme(provider.name(), provider.layoutVersion()));
+    SchemeProvider chosen = provider;
+    return buildOrClose(pool, () -> chosen.open(pool, options));
   }
 
   /**

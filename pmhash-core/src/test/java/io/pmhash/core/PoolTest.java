@@ -219,4 +219,25 @@ class PoolTest {
       assertEquals(2 << 20, PoolHeader.u64(p.memory(), PoolHeader.FILE_SIZE_OFFSET));
     }
   }
+
+  @Test
+  void inspectReadsTheHeaderWithoutTouchingTheFile() throws Exception {
+    Path file = dir.resolve("a.pool");
+    try (Pool p = Pool.create(file, OPTIONS)) {
+      PoolInfo open = Pool.inspect(file);
+      assertFalse(open.cleanShutdown(), "inspected while open");
+      assertEquals("test", open.scheme());
+    }
+    byte[] before = Files.readAllBytes(file);
+    PoolInfo info = Pool.inspect(file);
+    assertArrayEquals(before, Files.readAllBytes(file));
+    assertEquals("test", info.scheme());
+    assertEquals(3, info.schemeVersion());
+    assertArrayEquals(new long[] {7, 9}, info.schemeParams());
+    assertTrue(info.cleanShutdown());
+    assertEquals(1, info.recoveryEpoch());
+    assertEquals(1 << 20, info.recordedSize());
+    Files.write(dir.resolve("junk"), new byte[100]);
+    assertThrows(NotAPoolException.class, () -> Pool.inspect(dir.resolve("junk")));
+  }
 }
