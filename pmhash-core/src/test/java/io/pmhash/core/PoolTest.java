@@ -225,7 +225,7 @@ class PoolTest {
     Path file = dir.resolve("a.pool");
     try (Pool p = Pool.create(file, OPTIONS)) {
       PoolInfo open = Pool.inspect(file);
-      assertFalse(open.cleanShutdown(), "inspected while open");
+      assertFalse(open.cleanShutdown(), "inspected while " + p + " is open");
       assertEquals("test", open.scheme());
     }
     byte[] before = Files.readAllBytes(file);
