@@ -13,8 +13,12 @@
  * without -mclwb / -mclflushopt. On aarch64 "dc cvac" + "dsb ish" is used
  * (compiled, not tested on such a machine).
  */
+#define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 
 #define PMHASH_LINE 64u
 
@@ -25,7 +29,7 @@
 #define PMHASH_FLUSH_DC_CVAC 4
 
 /* Bumped whenever a signature below changes; the Java side refuses a mismatch. */
-#define PMHASH_ABI_VERSION 1
+#define PMHASH_ABI_VERSION 2
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -100,4 +104,27 @@ void pmhash_drain(void) { drain_fence(); }
 void pmhash_persist(uintptr_t addr, size_t len) {
   pmhash_flush(addr, len);
   drain_fence();
+}
+
+/*
+ * Asymmetric fence for epoch-based reclamation (as folly's asymmetricHeavyBarrier): readers
+ * publish their epoch with a plain store and a compiler barrier only; a reclaimer calls
+ * pmhash_heavy_barrier() before it scans the readers' epochs, which runs a full memory barrier
+ * on every CPU currently running a thread of this process (membarrier(2),
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED), so every reader's earlier epoch store is visible after it.
+ */
+
+/**
+ * Registers this process for private expedited membarrier. Returns 0 on success, -1 when the
+ * kernel does not offer it (the Java side then keeps a full fence in every reader).
+ */
+int pmhash_heavy_barrier_init(void) {
+  long supported = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  if (supported < 0 || !(supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return -1;
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 0 : -1;
+}
+
+/** A full memory barrier on every CPU running this process; 0 on success. */
+int pmhash_heavy_barrier(void) {
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0 ? 0 : -1;
 }

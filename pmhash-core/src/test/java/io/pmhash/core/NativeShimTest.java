@@ -50,6 +50,9 @@ class NativeShimTest {
         : NativeShim.Instruction.CLFLUSH;
     assertEquals(expected, NativeShim.instruction(), "CPU flags: clwb=" + flags.contains("clwb")
         + " clflushopt=" + flags.contains("clflushopt"));
+    assertTrue(NativeShim.heavyBarrierAvailable(), "membarrier(PRIVATE_EXPEDITED) is offered by Linux 4.14 and later");
+    NativeShim.heavyBarrier();
+    assertTrue(io.pmhash.core.concurrent.EpochReclaimer.fences().startsWith("asymmetric"));
     try (Pool p = Pool.create(dir.resolve("n.pool"), PoolTest.OPTIONS.withDurability(Durability.PMEM_EMULATED))) {
       String how = p.persistence().describe();
       assertTrue(how.startsWith("native " + expected.mnemonic() + " + sfence"), how);

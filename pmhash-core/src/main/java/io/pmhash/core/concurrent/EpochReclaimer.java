@@ -1,5 +1,6 @@
 package io.pmhash.core.concurrent;
 
+import io.pmhash.core.internal.NativeShim;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -134,7 +135,7 @@ public final class EpochReclaimer implements AutoCloseable {
     slot.depth = depth + 1;
     if (depth == 0) {
       setSlotEpochOpaque(slot, globalEpochVolatile());
-      VarHandle.fullFence(); // the published epoch before any read of shared structure
+      readerFence(); // the published epoch before any read of shared structure
     }
   }
 
@@ -223,7 +224,7 @@ public final class EpochReclaimer implements AutoCloseable {
    * @return {@code true} if the epoch advanced (by this call or a concurrent one)
    */
   public boolean tryAdvance() {
-    VarHandle.fullFence(); // pairs with the fence in enter()
+    writerFence(); // pairs with readerFence() in enter()
     long epoch = globalEpochVolatile();
     for (Slot slot : slots) {
       long observed = slotEpochVolatile(slot);
@@ -428,6 +429,48 @@ public final class EpochReclaimer implements AutoCloseable {
 
   private static IllegalStateException notInside() {
     return new IllegalStateException("exit() without a matching enter() on this thread");
+  }
+
+  /**
+   * True when readers publish their epoch with a compiler barrier only and {@link
+   * #tryAdvance()} runs the asymmetric heavy barrier (Linux membarrier through the native shim)
+   * before it reads the readers' epochs, as folly's asymmetric fences do. A full fence in every
+   * {@link #enter()} stalls the reader until its earlier cache misses complete; the heavy barrier
+   * costs microseconds, but only when the epoch advances (after a structural change). Turned off
+   * by {@code -Dpmhash.epochs.symmetric=true}, or when membarrier is not available.
+   */
+  static final boolean ASYMMETRIC =
+      NativeShim.heavyBarrierAvailable() && !Boolean.getBoolean("pmhash.epochs.symmetric");
+
+  /**
+   * Orders the reader's epoch store before its later reads of shared structure. Asymmetric: a
+   * compiler barrier only ({@code acquireFence} is a barrier for every memory access in HotSpot's
+   * compilers and emits no instruction on x86); the CPU's store-load reordering is closed by the
+   * writer's heavy barrier. Otherwise a full fence.
+   */
+  private static void readerFence() {
+    if (ASYMMETRIC) {
+      VarHandle.acquireFence();
+    } else {
+      VarHandle.fullFence();
+    }
+  }
+
+  /**
+   * @return how readers and writers fence, for benchmark reports: {@code "asymmetric
+   *     (membarrier)"} or {@code "symmetric (full fence per enter)"}
+   */
+  public static String fences() {
+    return ASYMMETRIC ? "asymmetric (compiler barrier per enter, membarrier per advance)" : "symmetric (full fence per enter)";
+  }
+
+  /** Makes every reader's earlier epoch store visible before the writer reads it. */
+  private static void writerFence() {
+    if (ASYMMETRIC) {
+      NativeShim.heavyBarrier();
+    } else {
+      VarHandle.fullFence();
+    }
   }
 
   private long globalEpochVolatile() {

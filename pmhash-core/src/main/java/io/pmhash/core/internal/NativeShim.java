@@ -53,7 +53,7 @@ public final class NativeShim {
   }
 
   /** ABI version this binding expects ({@code PMHASH_ABI_VERSION}). */
-  static final int ABI_VERSION = 1;
+  static final int ABI_VERSION = 2;
 
   private static final System.Logger LOG = System.getLogger("io.pmhash.native");
   private static final Binding BINDING;
@@ -61,6 +61,7 @@ public final class NativeShim {
   private static final MethodHandle FLUSH;
   private static final MethodHandle DRAIN;
   private static final MethodHandle PERSIST;
+  private static final MethodHandle HEAVY_BARRIER;
 
   static {
     Binding binding = null;
@@ -81,12 +82,13 @@ public final class NativeShim {
     FLUSH = binding == null ? null : binding.flush;
     DRAIN = binding == null ? null : binding.drain;
     PERSIST = binding == null ? null : binding.persist;
+    HEAVY_BARRIER = binding == null ? null : binding.heavyBarrier;
   }
 
   /** A loaded library's entry points. */
   record Binding(
       Path library, Instruction instruction, MethodHandle flush, MethodHandle drain,
-      MethodHandle persist) {}
+      MethodHandle persist, MethodHandle heavyBarrier) {}
 
   /** Why the library could not be loaded. */
   static final class LoadFailure extends Exception {
@@ -98,6 +100,31 @@ public final class NativeShim {
 
     LoadFailure(String message, Throwable cause) {
       super(message + ": " + cause, cause);
+    }
+  }
+
+  /**
+   * @return true when {@link #heavyBarrier()} is available (Linux membarrier with private
+   *     expedited commands, through the shim)
+   */
+  public static boolean heavyBarrierAvailable() {
+    return HEAVY_BARRIER != null;
+  }
+
+  /**
+   * Runs a full memory barrier on every CPU that currently runs a thread of this process
+   * (membarrier(2)). After it returns, every store another thread issued before the call is
+   * visible to the caller. Requires {@link #heavyBarrierAvailable()}.
+   */
+  public static void heavyBarrier() {
+    int rc;
+    try {
+      rc = (int) HEAVY_BARRIER.invokeExact();
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+    if (rc != 0) {
+      throw new IllegalStateException("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed");
     }
   }
 
@@ -248,12 +275,23 @@ public final class NativeShim {
         throw new LoadFailure(library + " reports an unknown flush instruction code " + code);
       }
       FunctionDescriptor range = FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG);
+      // membarrier is a system call that sends IPIs: bound without critical(), it may take
+      // microseconds and must let the JVM reach a safepoint meanwhile.
+      MethodHandle barrierInit = linker.downcallHandle(
+          lookup.find("pmhash_heavy_barrier_init").orElseThrow(() -> new LoadFailure("symbol pmhash_heavy_barrier_init missing from the native library")),
+          FunctionDescriptor.of(JAVA_INT));
+      MethodHandle barrier = (int) barrierInit.invokeExact() == 0
+          ? linker.downcallHandle(
+              lookup.find("pmhash_heavy_barrier").orElseThrow(() -> new LoadFailure("symbol pmhash_heavy_barrier missing from the native library")),
+              FunctionDescriptor.of(JAVA_INT))
+          : null;
       return new Binding(
           library,
           all[code],
           downcall(linker, lookup, "pmhash_flush", range, critical),
           downcall(linker, lookup, "pmhash_drain", FunctionDescriptor.ofVoid(), critical),
-          downcall(linker, lookup, "pmhash_persist", range, critical));
+          downcall(linker, lookup, "pmhash_persist", range, critical),
+          barrier);
     } catch (LoadFailure e) {
       throw e;
     } catch (Throwable t) {
