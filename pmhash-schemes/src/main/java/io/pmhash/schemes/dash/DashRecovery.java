@@ -1,0 +1,135 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashBucket.*;
+import static io.pmhash.schemes.dash.DashLayout.*;
+import static io.pmhash.schemes.dash.DashSegment.bucket;
+
+import io.pmhash.core.Persistence;
+import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.Hashing;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Lazy segment recovery (Dash §4.8). Opening a table costs O(1) ({@link DashEhTable#open}); a
+ * segment whose recovery version differs from the table's global version is recovered by the
+ * first thread that touches it, under the segment's recovery lock, before that thread (or any
+ * other) uses it:
+ *
+ * <ol>
+ *   <li>clear every bucket lock (a lock held at the crash stays set in the image);
+ *   <li>finish an interrupted split (state SPLITTING): drop every record the segment's shape no
+ *       longer covers (they are in the side-linked N, which was complete before it was linked),
+ *       then {@link DashSplit#finish} (directory entries, states);
+ *   <li>remove duplicates left by an interrupted displacement: a key in both bucket y and y + 1
+ *       (fingerprints first, keys only where they match); the copy in y + 1 goes;
+ *   <li>recount each bucket and rebuild the overflow metadata from the stash records (it is
+ *       not crash-consistent by design, §4.6);
+ *   <li>persist all of it, then persist the segment's version = global version.
+ * </ol>
+ *
+ * Every step is idempotent, so a crash during recovery only repeats it at the next open (with a
+ * new global version). The recovery lock is a word holding {@code 2 * version + 1} while held in
+ * that version; a value left by an earlier version is free, so a lock held at a crash never
+ * blocks. The C++ code never persisted the segment version after recovery; ours does.
+ */
+final class DashRecovery {
+  private final DashEhTable table;
+  private final Persistence p;
+  private final DashSegment segs;
+
+  DashRecovery(DashEhTable table) {
+    this.table = table;
+    this.p = table.persistence;
+    this.segs = table.segments;
+  }
+
+  /** Recovers {@code seg} unless another thread did or does. */
+  void recover(MemorySegment m, long seg) {
+    long gv = table.globalVersion;
+    long held = 2 * gv + 1;
+    for (;;) {
+      if ((long) LONG.getAcquire(m, seg + SEG_VERSION) == gv) {
+        return;
+      }
+      long w = (long) LONG.getAcquire(m, seg + SEG_RECOVERY_LOCK);
+      if (w == held) {
+        Thread.onSpinWait();
+        continue;
+      }
+      if (LONG.compareAndSet(m, seg + SEG_RECOVERY_LOCK, w, held)) {
+        break;
+      }
+    }
+    try {
+      if ((long) LONG.getAcquire(m, seg + SEG_VERSION) != gv) {
+        repair(m, seg);
+        LONG.setRelease(m, seg + SEG_VERSION, gv);
+        p.flush(seg + SEG_VERSION, 8);
+        // PERSIST(§4.8): the segment's version says "recovered" only after the repair is durable (drained in repair)
+        p.drain();
+        table.recoveredSegments.incrementAndGet();
+      }
+    } finally {
+      LONG.setRelease(m, seg + SEG_RECOVERY_LOCK, 2 * gv);
+    }
+  }
+
+  private void repair(MemorySegment m, long seg) {
+    int buckets = NORMAL_BUCKETS + segs.stash;
+    // (1) clear bucket locks
+    for (int i = 0; i < buckets; i++) {
+      VersionLock.reset(m, bucket(seg, i) + LOCK);
+    }
+    long shape = DashSegment.shapeAcquire(m, seg);
+    boolean splitting = stateOf(shape) == SPLITTING;
+    // (4, first half) an interrupted split: S drops what N holds
+    if (splitting) {
+      for (int i = 0; i < buckets; i++) {
+        long b = bucket(seg, i);
+        int bm = bitmap(m, b);
+        int keep = 0;
+        for (int a = allocated(bm); a != 0; a &= a - 1) {
+          int slot = Integer.numberOfTrailingZeros(a);
+          if (DashSegment.covers(shape, Hashing.hash(key(m, b, slot)))) {
+            keep |= 1 << slot;
+          }
+        }
+        setBitmapRelease(m, b, restrictTo(bm, keep));
+      }
+    }
+    // (2) duplicates from an interrupted displacement: the same key in buckets y and y + 1
+    for (int y = 0; y < NORMAL_BUCKETS; y++) {
+      long b = bucket(seg, y);
+      long next = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
+      int bm = bitmap(m, b);
+      for (int a = allocated(bm); a != 0; a &= a - 1) {
+        int slot = Integer.numberOfTrailingZeros(a);
+        int nbm = bitmap(m, next);
+        int dup = find(m, next, nbm, key(m, b, slot), fingerprint(m, b, slot));
+        if (dup >= 0) {
+          setBitmapRelease(m, next, withoutSlot(nbm, dup));
+        }
+      }
+    }
+    // (3) counts and overflow metadata
+    for (int i = 0; i < buckets; i++) {
+      long b = bucket(seg, i);
+      int bm = bitmap(m, b);
+      setBitmapRelease(m, b, restrictTo(bm, allocated(bm)));
+    }
+    segs.rebuildOverflow(m, seg);
+    segs.flushAllMeta(seg);
+    // PERSIST(§4.8 steps 1-3): locks clear, duplicates gone, metadata rebuilt, durably, before the split is finished or the version set
+    p.drain();
+    if (splitting) {
+      long n = (long) LONG.getAcquire(m, seg + SEG_SIDE);
+      table.split.finish(m, seg, n, depthOf(shape), patternOf(shape));
+    } else if (stateOf(shape) != NORMAL) {
+      // NEW (a split's right half whose final state store was lost) is complete: just NORMAL
+      LONG.compareAndSet(m, seg + SEG_SHAPE, shape, shape(depthOf(shape), NORMAL, patternOf(shape)));
+      p.flush(seg + SEG_SHAPE, 8);
+      // PERSIST(§4.8 step 4): the state is durable before the version says recovered
+      p.drain();
+    }
+  }
+}
