@@ -115,7 +115,11 @@ class DashCrashTest {
 
   private static void verify(Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work) {
     String at = point.describe();
+    long drains = pool.persistence().stats().drains();
     DashEhTable t = DashEhTable.open(pool);
+    // instant recovery (§4.8): open persists the global version and touches no segment
+    assertEquals(1, pool.persistence().stats().drains() - drains, at + ": drains at open");
+    assertEquals(0, t.recoveredSegments.get(), at + ": segments recovered at open");
     long size = t.size(); // touches (and so recovers) every segment
     CrashHarness.recovered(pool);
     int done = point.opsCompleted();
