@@ -139,15 +139,13 @@ final class DashBucket {
     BYTE.set(m, b + FP + slot, (byte) fp);
   }
 
-  /** Flushes a slot's pair and the line of its fingerprint (one line for slots 0 and 1). */
-  static void flushRecord(Persistence p, long b, int slot) {
-    long pair = pair(b, slot);
-    if ((pair >>> 6) == (b >>> 6)) {
-      p.flush(b, pair + PAIR_BYTES - b);
-    } else {
-      p.flush(b + FP + slot, 1);
-      p.flush(pair, PAIR_BYTES);
-    }
+  /**
+   * Flushes a slot's pair (16 bytes, never across a line). The fingerprint is not flushed here:
+   * it shares the metadata line with the bitmap, is flushed with it, and is rebuilt from the
+   * key by recovery if a crash kept the bitmap but not the fingerprint (Dash §4.8).
+   */
+  static void flushPair(Persistence p, long b, int slot) {
+    p.flush(pair(b, slot), PAIR_BYTES);
   }
 
   /** Flushes the 32 bytes of metadata (one line). */

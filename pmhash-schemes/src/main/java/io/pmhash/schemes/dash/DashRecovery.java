@@ -20,6 +20,8 @@ import java.lang.foreign.MemorySegment;
  *   <li>finish an interrupted split (state SPLITTING): drop every record the segment's shape no
  *       longer covers (they are in the side-linked N, which was complete before it was linked),
  *       then {@link DashSplit#finish} (directory entries, states);
+ *   <li>recompute the fingerprint of every record from its key (an insert persists the
+ *       fingerprint with the bitmap's line, not before it);
  *   <li>remove duplicates left by an interrupted displacement: a key in both bucket y and y + 1
  *       (fingerprints first, keys only where they match); the copy in y + 1 goes;
  *   <li>recount each bucket and rebuild the overflow metadata from the stash records (it is
@@ -95,6 +97,16 @@ final class DashRecovery {
           }
         }
         setBitmapRelease(m, b, restrictTo(bm, keep));
+      }
+    }
+    // (3, first) fingerprints: an insert persists the pair before the bitmap, and the
+    // fingerprint only with the bitmap's line, so a crash may keep a record without its
+    // fingerprint; every allocated slot gets its fingerprint back from its key
+    for (int i = 0; i < buckets; i++) {
+      long b = bucket(seg, i);
+      for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
+        int slot = Integer.numberOfTrailingZeros(a);
+        BYTE.set(m, b + FP + slot, (byte) DashSegment.fingerprintOf(Hashing.hash(key(m, b, slot))));
       }
     }
     // (2) duplicates from an interrupted displacement: the same key in buckets y and y + 1

@@ -150,8 +150,8 @@ final class DashSegment {
   void put(MemorySegment m, long b, int bitmap, long key, long value, int fp, boolean probing) {
     int slot = freeSlot(bitmap);
     writeRecord(m, b, slot, key, value, fp);
-    flushRecord(persistence, b, slot);
-    // PERSIST(§4.6 insert, Alg. 2 lines 3-4): pair and fingerprint durable before the bitmap bit that makes them a record
+    flushPair(persistence, b, slot);
+    // PERSIST(§4.6 insert, Alg. 2 lines 3-4): the pair is durable before the bitmap bit that makes it a record (the fingerprint rides with the bitmap's line; recovery rebuilds it)
     persistence.drain();
     setBitmapRelease(m, b, withSlot(bitmap, slot, probing));
     flushMeta(persistence, b);
@@ -207,8 +207,8 @@ final class DashSegment {
     int bmTo = bitmap(m, to);
     int t = freeSlot(bmTo);
     writeRecord(m, to, t, k, v, f);
-    flushRecord(persistence, to, t);
-    // PERSIST(§4.6 displacement step 1): the copy's pair and fingerprint durable before its bitmap bit
+    flushPair(persistence, to, t);
+    // PERSIST(§4.6 displacement step 1): the copy's pair is durable before its bitmap bit
     persistence.drain();
     setBitmapRelease(m, to, withSlot(bmTo, t, probingInTo));
     flushMeta(persistence, to);
@@ -235,8 +235,8 @@ final class DashSegment {
         if (count(bm) < SLOTS) {
           int slot = freeSlot(bm);
           writeRecord(m, sb, slot, key, value, fp);
-          flushRecord(persistence, sb, slot);
-          // PERSIST(§4.6 insert, Alg. 2 lines 3-4): stash pair and fingerprint durable before the bitmap bit
+          flushPair(persistence, sb, slot);
+          // PERSIST(§4.6 insert, Alg. 2 lines 3-4): the stash pair is durable before the bitmap bit
           persistence.drain();
           setBitmapRelease(m, sb, withSlot(bm, slot, false));
           if (!addOverflow(m, b1, fp, i, 0) && !addOverflow(m, b2, fp, i, 1)) {
