@@ -484,8 +484,9 @@ public final class DashEhTable implements LongHashTable {
   @Override
   public long size() {
     long n = 0;
-    MemorySegment m = pool.memory();
-    for (long seg : segmentOffsets()) {
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory(); // read after the offsets: covers them
+    for (long seg : segs) {
       n += segments.records(m, seg);
     }
     return n;
@@ -495,13 +496,19 @@ public final class DashEhTable implements LongHashTable {
   public void forEach(LongLongConsumer action) {
     long[] keys = new long[SLOTS];
     long[] values = new long[SLOTS];
-    MemorySegment m = pool.memory();
-    for (long seg : segmentOffsets()) {
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory(); // read after the offsets: covers them
+    for (long seg : segs) {
       for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
         long b = bucket(seg, i);
-        int n = 0;
-        VersionLock.lock(m, b + LOCK);
-        try {
+        int n;
+        for (;;) { // an optimistic copy of the bucket (Dash §4.4): forEach never writes either
+          int v = VersionLock.snapshotAcquire(m, b + LOCK);
+          if (VersionLock.isLocked(v)) {
+            Thread.onSpinWait();
+            continue;
+          }
+          n = 0;
           int alloc = allocated(bitmap(m, b));
           while (alloc != 0) {
             int slot = Integer.numberOfTrailingZeros(alloc);
@@ -509,8 +516,9 @@ public final class DashEhTable implements LongHashTable {
             keys[n] = key(m, b, slot);
             values[n++] = value(m, b, slot);
           }
-        } finally {
-          VersionLock.unlock(m, b + LOCK);
+          if (VersionLock.validate(m, b + LOCK, v)) {
+            break;
+          }
         }
         for (int j = 0; j < n; j++) {
           action.accept(keys[j], values[j]);

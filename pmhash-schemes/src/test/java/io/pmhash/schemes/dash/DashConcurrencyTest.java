@@ -140,6 +140,8 @@ class DashConcurrencyTest {
       runAll(readers);
       t.size();
       t.loadFactor();
+      t.forEach((k, v) -> { });
+      t.stats();
       byte[] after = t.pool().memory().toArray(ValueLayout.JAVA_BYTE);
       assertArrayEquals(before, after, "a read-only phase changed pool bytes");
       PersistenceStats now = t.pool().persistence().stats();
