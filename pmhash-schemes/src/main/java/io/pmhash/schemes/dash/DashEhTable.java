@@ -53,6 +53,7 @@ public final class DashEhTable implements LongHashTable {
   final DashSegment segments;
   final DashSplit split;
   final DashRecovery recovery;
+  final DashMerge merge;
   final long header;
   final long globalVersion;
   final int stash;
@@ -60,6 +61,8 @@ public final class DashEhTable implements LongHashTable {
   final AtomicLong splits = new AtomicLong();
   final AtomicLong doublings = new AtomicLong();
   final AtomicLong recoveredSegments = new AtomicLong();
+  final AtomicLong merges = new AtomicLong();
+  final AtomicLong halvings = new AtomicLong();
 
   private DashEhTable(Pool pool, long header, int stash, long globalVersion) {
     this.pool = pool;
@@ -71,6 +74,7 @@ public final class DashEhTable implements LongHashTable {
     this.segments = new DashSegment(persistence, stash);
     this.split = new DashSplit(this);
     this.recovery = new DashRecovery(this);
+    this.merge = new DashMerge(this);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -258,11 +262,33 @@ public final class DashEhTable implements LongHashTable {
       if (covers(shape, h)) {
         return seg;
       }
+      if (stateOf(shape) == MERGED) {
+        return mergedSlow(m, h, shape);
+      }
       seg = (long) LONG.getAcquire(m, seg + SEG_SIDE);
       if (seg == 0) {
         throw new IllegalStateException("dash-eh: no segment covers hash " + Long.toHexString(h) + ": the side-link chain ends");
       }
     }
+  }
+
+  /**
+   * A stale entry led to the right buddy of a merge: help the merge finish (recover the left
+   * buddy, found at the first entry of the merged range, never stale) and retry.
+   */
+  private long mergedSlow(MemorySegment m, long h, long shape) {
+    int d = depthOf(shape) - 1;
+    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    int g = (int) INT.get(m, dir + DIR_DEPTH);
+    if (g >= d) {
+      long left = (long) LONG.getAcquire(m, dir + DIR_ENTRIES + 8 * (prefix(h, d) << (g - d)));
+      if (left != 0 && left + segments.bytes <= m.byteSize()
+          && (long) LONG.getAcquire(m, left + SEG_VERSION) != globalVersion) {
+        recovery.recover(m, left);
+      }
+    }
+    Thread.onSpinWait();
+    return -1;
   }
 
   // ---------------------------------------------------------------- reads
@@ -372,6 +398,7 @@ public final class DashEhTable implements LongHashTable {
     int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
     DashSegment s = segments;
     EpochReclaimer e = epochs;
+    long emptied = 0;
     e.enter();
     try {
       for (;;) {
@@ -424,6 +451,7 @@ public final class DashEhTable implements LongHashTable {
                 return false;
               }
               s.deleteLocked(m, seg, b1, b2, loc, fp);
+              emptied = count(bitmap(m, b1)) == 0 ? seg : 0;
               return true;
             }
             default -> {
@@ -431,6 +459,7 @@ public final class DashEhTable implements LongHashTable {
                 return false;
               }
               s.deleteLocked(m, seg, b1, b2, loc, fp);
+              emptied = count(bitmap(m, b1)) == 0 ? seg : 0;
               return true;
             }
           }
@@ -444,6 +473,9 @@ public final class DashEhTable implements LongHashTable {
         split.split(seg, shape); // the segment is full (Dash §4.7): split it, then retry
       }
     } finally {
+      if (emptied != 0) {
+        merge.maybeMerge(emptied); // a delete emptied its bucket: the load may allow a merge
+      }
       e.exit();
     }
   }
@@ -570,6 +602,8 @@ public final class DashEhTable implements LongHashTable {
     details.put("stashRecords", stashed);
     details.put("splits", splits.get());
     details.put("doublings", doublings.get());
+    details.put("merges", merges.get());
+    details.put("halvings", halvings.get());
     details.put("recoveredSegments", recoveredSegments.get());
     details.put("globalVersion", globalVersion);
     var ps = persistence.stats();

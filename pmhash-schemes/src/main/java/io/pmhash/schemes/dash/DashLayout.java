@@ -39,10 +39,10 @@ import java.nio.ByteOrder;
  * <h2>Segment (Dash §4.1, Fig. 3; §4.7, §4.8)</h2>
  *
  * <pre>
- *  byte 0     1     2     4         8            16                24              32      64
- *       +-----+-----+-----+---------+------------+-----------------+---------------+-------+
- *       |depth|state| 0   | pattern | side link  | recovery version| recovery lock | 0     |
- *       +-----+-----+-----+---------+------------+-----------------+---------------+-------+
+ *  byte 0     1     2     4         8            16                24              32     40   64
+ *       +-----+-----+-----+---------+------------+-----------------+---------------+------+----+
+ *       |depth|state| 0   | pattern | side link  | recovery version| recovery lock |victim| 0  |
+ *       +-----+-----+-----+---------+------------+-----------------+---------------+------+----+
  *       |&lt;------- shape word (one u64) --------&gt;|
  *  byte 64: 64 normal buckets, then 2..4 stash buckets, 256 B each
  * </pre>
@@ -159,7 +159,8 @@ public final class DashLayout {
           U64.withName("side_link"),
           U64.withName("recovery_version"),
           U64.withName("recovery_lock"),
-          MemoryLayout.paddingLayout(32));
+          U64.withName("merge_victim"),
+          MemoryLayout.paddingLayout(24));
 
   /** Offset of the shape word (depth, state, pattern: one u64). */
   public static final long SEG_SHAPE = 0;
@@ -175,6 +176,8 @@ public final class DashLayout {
   public static final long SEG_VERSION = off(SEGMENT_HEADER, "recovery_version");
   /** Offset of the recovery lock (u64): {@code 2 * version + 1} while held in that version. */
   public static final long SEG_RECOVERY_LOCK = off(SEGMENT_HEADER, "recovery_lock");
+  /** Offset of the merge victim (u64): the right buddy a MERGING segment absorbed, until freed. */
+  public static final long SEG_VICTIM = off(SEGMENT_HEADER, "merge_victim");
   /** Offset of bucket 0. */
   public static final long SEG_BUCKETS = SEGMENT_HEADER.byteSize();
 
@@ -184,8 +187,10 @@ public final class DashLayout {
   public static final int SPLITTING = 1;
   /** SMO state: the new right half of a split not yet finished (Dash §4.7). */
   public static final int NEW = 2;
-  /** SMO state: being merged (reserved, Dash §4.7). */
+  /** SMO state: the left buddy of a merge in progress (Dash §4.7). */
   public static final int MERGING = 3;
+  /** SMO state: the right buddy of a merge, absorbed by its left buddy; covers nothing. */
+  public static final int MERGED = 4;
 
   /**
    * @param stashBuckets 2..4
@@ -238,8 +243,8 @@ public final class DashLayout {
   public static final long DIR_DEPTH = off(DIRECTORY_HEADER, "global_depth");
   /** Offset of entry 0. */
   public static final long DIR_ENTRIES = DIRECTORY_HEADER.byteSize();
-  /** Largest global depth. */
-  public static final int MAX_GLOBAL_DEPTH = 32;
+  /** Largest global depth (so that pattern 0xFFFFFFFF, a MERGED segment's, matches no hash). */
+  public static final int MAX_GLOBAL_DEPTH = 31;
 
   /** @param depth global depth @return the directory's size in bytes */
   public static long directoryBytes(int depth) {

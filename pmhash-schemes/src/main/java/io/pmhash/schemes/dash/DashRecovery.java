@@ -19,7 +19,9 @@ import java.lang.foreign.MemorySegment;
  *   <li>clear every bucket lock (a lock held at the crash stays set in the image);
  *   <li>finish an interrupted split (state SPLITTING): drop every record the segment's shape no
  *       longer covers (they are in the side-linked N, which was complete before it was linked),
- *       then {@link DashSplit#finish} (directory entries, states);
+ *       then {@link DashSplit#finish} (directory entries, states); finish an interrupted merge
+ *       (MERGING with a victim: {@link DashMerge#finish}) or roll it back (MERGING without:
+ *       drop the copies); leave a MERGED segment alone;
  *   <li>recompute the fingerprint of every record from its key (an insert persists the
  *       fingerprint with the bitmap's line, not before it);
  *   <li>remove duplicates left by an interrupted displacement: a key in both bucket y and y + 1
@@ -83,21 +85,16 @@ final class DashRecovery {
       VersionLock.reset(m, bucket(seg, i) + LOCK);
     }
     long shape = DashSegment.shapeAcquire(m, seg);
-    boolean splitting = stateOf(shape) == SPLITTING;
-    // (4, first half) an interrupted split: S drops what N holds
-    if (splitting) {
-      for (int i = 0; i < buckets; i++) {
-        long b = bucket(seg, i);
-        int bm = bitmap(m, b);
-        int keep = 0;
-        for (int a = allocated(bm); a != 0; a &= a - 1) {
-          int slot = Integer.numberOfTrailingZeros(a);
-          if (DashSegment.covers(shape, Hashing.hash(key(m, b, slot)))) {
-            keep |= 1 << slot;
-          }
-        }
-        setBitmapRelease(m, b, restrictTo(bm, keep));
-      }
+    int state = stateOf(shape);
+    if (state == MERGED) {
+      return; // the dead right buddy of a merge: its left buddy's recovery finishes the merge
+    }
+    boolean splitting = state == SPLITTING;
+    long victim = (long) LONG.get(m, seg + SEG_VICTIM);
+    // (4, first half) an interrupted split: S drops what N holds; an interrupted merge before
+    // its redo step: L drops the copies of R's records
+    if (splitting || (state == MERGING && victim == 0)) {
+      segs.dropUncovered(m, seg, shape);
     }
     // (3, first) fingerprints: an insert persists the pair before the bitmap, and the
     // fingerprint only with the bitmap's line, so a crash may keep a record without its
@@ -136,7 +133,14 @@ final class DashRecovery {
     if (splitting) {
       long n = (long) LONG.getAcquire(m, seg + SEG_SIDE);
       table.split.finish(m, seg, n, depthOf(shape), patternOf(shape));
-    } else if (stateOf(shape) != NORMAL) {
+    } else if (state == MERGING && victim != 0) {
+      table.merge.finish(m, seg, victim, depthOf(shape), patternOf(shape));
+    } else if (state == MERGING) {
+      LONG.setRelease(m, seg + SEG_SHAPE, shape(depthOf(shape), NORMAL, patternOf(shape)));
+      p.flush(seg + SEG_SHAPE, 8);
+      // PERSIST(§4.8 step 4): the merge is rolled back (copies dropped, drained above) before L is NORMAL
+      p.drain();
+    } else if (state != NORMAL) {
       // NEW (a split's right half whose final state store was lost) is complete: just NORMAL
       LONG.compareAndSet(m, seg + SEG_SHAPE, shape, shape(depthOf(shape), NORMAL, patternOf(shape)));
       p.flush(seg + SEG_SHAPE, 8);

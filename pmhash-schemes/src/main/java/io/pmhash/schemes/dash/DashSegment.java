@@ -130,6 +130,22 @@ final class DashSegment {
    * @return {@link #INSERTED}, or {@link #FULL} with nothing changed
    */
   int insertLocked(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp) {
+    return insert(m, seg, y, b1, b2, key, value, fp, false);
+  }
+
+  /**
+   * Inserts a key known to be absent while the caller holds every lock of the segment (a merge
+   * moving records in): the same placement, no further locking.
+   *
+   * @return {@link #INSERTED}, or {@link #FULL} with nothing changed
+   */
+  int insertSegmentLocked(MemorySegment m, long seg, long key, long value) {
+    long h = io.pmhash.core.hash.Hashing.hash(key);
+    int y = bucketIndex(h);
+    return insert(m, seg, y, bucket(seg, y), bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1)), key, value, fingerprintOf(h), true);
+  }
+
+  private int insert(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all) {
     int bm1 = bitmap(m, b1);
     int bm2 = bitmap(m, b2);
     int c1 = count(bm1);
@@ -143,7 +159,7 @@ final class DashSegment {
       }
       return INSERTED;
     }
-    return insertSlow(m, seg, y, b1, b2, key, value, fp);
+    return insertSlow(m, seg, y, b1, b2, key, value, fp, all);
   }
 
   /** Writes a record into a free slot of a bucket that is not full and publishes it. */
@@ -159,11 +175,11 @@ final class DashSegment {
     persistence.drain();
   }
 
-  private int insertSlow(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp) {
+  private int insertSlow(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all) {
     // displacement (Dash §4.3, Alg. 1 lines 23-26): move a record of b2 whose target is b2 to
     // its probing bucket y + 2, or a record of b1 whose target is y - 1 back to y - 1
     long b3 = bucket(seg, (y + 2) & (NORMAL_BUCKETS - 1));
-    if (VersionLock.tryLock(m, b3 + LOCK)) {
+    if (all || VersionLock.tryLock(m, b3 + LOCK)) {
       try {
         int bm2 = bitmap(m, b2);
         int movable = allocated(bm2) & ~members(bm2);
@@ -174,11 +190,13 @@ final class DashSegment {
           return INSERTED;
         }
       } finally {
-        VersionLock.unlock(m, b3 + LOCK);
+        if (!all) {
+          VersionLock.unlock(m, b3 + LOCK);
+        }
       }
     }
     long b0 = bucket(seg, (y - 1) & (NORMAL_BUCKETS - 1));
-    if (VersionLock.tryLock(m, b0 + LOCK)) {
+    if (all || VersionLock.tryLock(m, b0 + LOCK)) {
       try {
         int bm1 = bitmap(m, b1);
         int movable = allocated(bm1) & members(bm1);
@@ -189,10 +207,12 @@ final class DashSegment {
           return INSERTED;
         }
       } finally {
-        VersionLock.unlock(m, b0 + LOCK);
+        if (!all) {
+          VersionLock.unlock(m, b0 + LOCK);
+        }
       }
     }
-    return stashInsert(m, seg, b1, b2, key, value, fp);
+    return stashInsert(m, seg, b1, b2, key, value, fp, all);
   }
 
   /**
@@ -226,10 +246,12 @@ final class DashSegment {
    * else the target's overflow count. The metadata is not crash-consistent (§4.6): it is flushed
    * with the record's bitmap, so a clean shutdown leaves it durable, and rebuilt by recovery.
    */
-  private int stashInsert(MemorySegment m, long seg, long b1, long b2, long key, long value, int fp) {
+  private int stashInsert(MemorySegment m, long seg, long b1, long b2, long key, long value, int fp, boolean all) {
     for (int i = 0; i < stash; i++) {
       long sb = bucket(seg, NORMAL_BUCKETS + i);
-      VersionLock.lock(m, sb + LOCK);
+      if (!all) {
+        VersionLock.lock(m, sb + LOCK);
+      }
       try {
         int bm = bitmap(m, sb);
         if (count(bm) < SLOTS) {
@@ -250,7 +272,9 @@ final class DashSegment {
           return INSERTED;
         }
       } finally {
-        VersionLock.unlock(m, sb + LOCK);
+        if (!all) {
+          VersionLock.unlock(m, sb + LOCK);
+        }
       }
     }
     return FULL;
@@ -322,6 +346,28 @@ final class DashSegment {
         if (!addOverflow(m, b1, fp, i, 0) && !addOverflow(m, b2, fp, i, 1)) {
           incrementOverflowCount(m, b1);
         }
+      }
+    }
+  }
+
+  /**
+   * Drops every record the shape does not cover (plain bitmap release stores, no flush): the
+   * rest of an interrupted split or merge (§4.8 step 4). Then the caller rebuilds the overflow
+   * metadata and persists.
+   */
+  void dropUncovered(MemorySegment m, long seg, long shape) {
+    for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
+      long b = bucket(seg, i);
+      int bm = bitmap(m, b);
+      int keep = 0;
+      for (int a = allocated(bm); a != 0; a &= a - 1) {
+        int slot = Integer.numberOfTrailingZeros(a);
+        if (covers(shape, io.pmhash.core.hash.Hashing.hash(key(m, b, slot)))) {
+          keep |= 1 << slot;
+        }
+      }
+      if (keep != allocated(bm)) {
+        setBitmapRelease(m, b, restrictTo(bm, keep));
       }
     }
   }

@@ -78,64 +78,65 @@ final class DashSplit {
       if (d >= MAX_GLOBAL_DEPTH) {
         throw new IllegalStateException("dash-eh: segment at depth " + d + " is full and cannot split further: too many keys share a " + d + "-bit hash prefix");
       }
+      // the directory lock is held from the depth check until S's depth is raised, so that no
+      // halving can slip between them
       table.directoryLock.lock();
       try {
         if (table.globalDepth() == d) {
           doubleDirectory();
         }
+        buildAndLink(seg, shape, d, pattern);
       } finally {
         table.directoryLock.unlock();
       }
-      // step 2: build N
-      Reservation r = pool.allocator().reserve(segs.bytes);
       m = pool.memory();
-      long n = r.offset();
-      int buckets = NORMAL_BUCKETS + segs.stash;
-      MemorySegment.copy(m, seg + SEG_BUCKETS, m, n + SEG_BUCKETS, buckets * BUCKET_BYTES);
-      m.asSlice(n, SEG_BUCKETS).fill((byte) 0);
-      LONG.set(m, n + SEG_SHAPE, shape(d + 1, NEW, 2 * pattern + 1));
-      LONG.set(m, n + SEG_SIDE, (long) LONG.get(m, seg + SEG_SIDE));
-      LONG.set(m, n + SEG_VERSION, table.globalVersion);
-      int[] stay = new int[buckets];
-      for (int i = 0; i < buckets; i++) {
-        long sb = bucket(seg, i);
-        long nb = bucket(n, i);
-        int bm = bitmap(m, sb);
-        int alloc = allocated(bm);
-        int moving = 0;
-        for (int a = alloc; a != 0; a &= a - 1) {
-          int slot = Integer.numberOfTrailingZeros(a);
-          long h = Hashing.hash(key(m, sb, slot));
-          if (((h >>> (63 - d)) & 1) != 0) {
-            moving |= 1 << slot;
-          }
-        }
-        stay[i] = alloc & ~moving;
-        INT.set(m, nb + LOCK, 0);
-        INT.set(m, nb + BITMAP, restrictTo(bm, moving));
-      }
-      segs.rebuildOverflow(m, n);
-      p.flush(n, segs.bytes);
-      // step 3: link N, S becomes SPLITTING at depth d + 1, atomically
-      try (Publication pub = pool.allocator().begin()) {
-        pub.publish(r, seg + SEG_SIDE);
-        pub.set(seg + SEG_SHAPE, shape(d + 1, SPLITTING, 2 * pattern));
-        // PERSIST(§4.7 split steps 1-2): N is complete and durable (flushed above, ordered by the redo entries' drain) before the step that owns and links it commits
-        pub.commit();
-      }
-      // step 4: S keeps its half
-      for (int i = 0; i < buckets; i++) {
-        long sb = bucket(seg, i);
-        setBitmapRelease(m, sb, restrictTo(bitmap(m, sb), stay[i]));
-      }
+      // step 4: S keeps its half (the records N holds are those the new shape does not cover)
+      segs.dropUncovered(m, seg, shape(d + 1, SPLITTING, 2 * pattern));
       segs.rebuildOverflow(m, seg);
       segs.flushAllMeta(seg);
       // PERSIST(§4.7 split step 2, "records moved to N are deleted in S"): S holds only its half before its state leaves SPLITTING
       p.drain();
-      finish(m, seg, n, d + 1, pattern << 1);
+      finish(m, seg, (long) LONG.getAcquire(m, seg + SEG_SIDE), d + 1, pattern << 1);
       table.splits.incrementAndGet();
     } finally {
       segs.unlockAll(m, seg);
+    }
+  }
+
+  /** Steps 2–3: build N and link it; S's shape becomes (d + 1, SPLITTING, 2p). */
+  private void buildAndLink(long seg, long shape, int d, long pattern) {
+    Reservation r = pool.allocator().reserve(segs.bytes);
+    MemorySegment m = pool.memory();
+    long n = r.offset();
+    int buckets = NORMAL_BUCKETS + segs.stash;
+    MemorySegment.copy(m, seg + SEG_BUCKETS, m, n + SEG_BUCKETS, buckets * BUCKET_BYTES);
+    m.asSlice(n, SEG_BUCKETS).fill((byte) 0);
+    LONG.set(m, n + SEG_SHAPE, shape(d + 1, NEW, 2 * pattern + 1));
+    LONG.set(m, n + SEG_SIDE, (long) LONG.get(m, seg + SEG_SIDE));
+    LONG.set(m, n + SEG_VERSION, table.globalVersion);
+    for (int i = 0; i < buckets; i++) {
+      long sb = bucket(seg, i);
+      long nb = bucket(n, i);
+      int bm = bitmap(m, sb);
+      int moving = 0;
+      for (int a = allocated(bm); a != 0; a &= a - 1) {
+        int slot = Integer.numberOfTrailingZeros(a);
+        long h = Hashing.hash(key(m, sb, slot));
+        if (((h >>> (63 - d)) & 1) != 0) {
+          moving |= 1 << slot;
+        }
+      }
+      INT.set(m, nb + LOCK, 0);
+      INT.set(m, nb + BITMAP, restrictTo(bm, moving));
+    }
+    segs.rebuildOverflow(m, n);
+    p.flush(n, segs.bytes);
+    // step 3: link N, S becomes SPLITTING at depth d + 1, atomically
+    try (Publication pub = pool.allocator().begin()) {
+      pub.publish(r, seg + SEG_SIDE);
+      pub.set(seg + SEG_SHAPE, shape(d + 1, SPLITTING, 2 * pattern));
+      // PERSIST(§4.7 split steps 1-2): N is complete and durable (flushed above, ordered by the redo entries' drain) before the step that owns and links it commits
+      pub.commit();
     }
   }
 

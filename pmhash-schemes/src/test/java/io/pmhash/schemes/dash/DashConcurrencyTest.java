@@ -110,6 +110,45 @@ class DashConcurrencyTest {
   }
 
   @Test
+  void readersSeeStableKeysWhileOthersShrinkTheTableThroughMerges() throws Exception {
+    try (LongHashTable t = PmHash.createVolatile(TableOptions.scheme("dash-eh"))) {
+      long[] stable = new long[500];
+      for (int i = 0; i < stable.length; i++) {
+        stable[i] = -1 - i;
+        t.put(stable[i], i);
+      }
+      List<Callable<Void>> tasks = new ArrayList<>();
+      for (int th = 0; th < 2; th++) {
+        long base = (long) (th + 1) << 40;
+        tasks.add(() -> {
+          for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 30_000; i++) {
+              assertTrue(t.put(base + i, i));
+            }
+            for (int i = 0; i < 30_000; i++) {
+              assertTrue(t.remove(base + i));
+            }
+          }
+          return null;
+        });
+      }
+      for (int th = 0; th < 2; th++) {
+        tasks.add(() -> {
+          for (int i = 0; i < 400_000; i++) {
+            int j = i % stable.length;
+            assertEquals(j, t.get(stable[j], -7), "stable key " + stable[j]);
+          }
+          return null;
+        });
+      }
+      runAll(tasks);
+      DashEhTable d = (DashEhTable) t;
+      assertTrue(d.merges.get() > 0, "merges " + d.merges.get());
+      assertEquals(stable.length, t.size());
+    }
+  }
+
+  @Test
   void readersNeverWrite() throws Exception {
     try (LongHashTable t = PmHash.createVolatile(TableOptions.scheme("dash-eh")
         .withPoolOptions(PoolOptions.defaults().withInitialSize(8 << 20)))) {

@@ -73,6 +73,11 @@ class DashCrashTest {
   static final Map<String, long[]> TOTALS = new HashMap<>();
 
   private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
+    return crash(name, capacity, setup, work, recoveryCrashes, false);
+  }
+
+  /** {@code light}: for long workloads (a merge copies ~100 records), fewer images per point. */
+  private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes, boolean light) {
     Map<Long, Long> base = new HashMap<>();
     setup.forEach(o -> o.apply(base));
     List<Map<Long, Long>> states = new ArrayList<>();
@@ -84,8 +89,8 @@ class DashCrashTest {
     }
     CrashHarness.Builder b = CrashHarness.builder(dir, options(2))
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
-        .randomImages(3, 0xDA5L)
-        .eachLineCap(24)
+        .randomImages(light ? 1 : 3, 0xDA5L)
+        .eachLineCap(light ? 6 : 24)
         .crashDuringRecovery(recoveryCrashes)
         .setup(pool -> {
           DashEhTable t = DashEhTable.create(pool, 2, capacity);
@@ -94,7 +99,11 @@ class DashCrashTest {
           }
         });
     if (recoveryCrashes) {
-      b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE);
+      if (light) {
+        b.recoveryImages(ImageKind.DRAINED);
+      } else {
+        b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE);
+      }
     }
     CrashHarness.Report r = b.run(
         (pool, ops) -> {
@@ -206,6 +215,7 @@ class DashCrashTest {
     try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), 2, capacity)) {
       SplittableRandom r = new SplittableRandom(seed);
       int found = 0;
+      assertEquals(0, t.merges.get());
       for (int i = 0; ; i++) {
         long splits = t.splits.get();
         long doublings = t.doublings.get();
@@ -279,6 +289,40 @@ class DashCrashTest {
     List<Op> work = new ArrayList<>(all.subList(at, at + 3));
     work.add(Op.remove(all.get(5).key()));
     CrashHarness.Report r = crash("split+doubling", 0, all.subList(0, at), work, true);
+    assertTrue(r.crashPoints() >= 12, r.summary());
+  }
+
+  /** The removes of the first {@code n} keys that make merge number 1 happen, after growth to the first split. */
+  private static int[] mergeIndexes(long seed) {
+    try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), 2, 0)) {
+      SplittableRandom r = new SplittableRandom(seed);
+      List<Long> keys = new ArrayList<>();
+      int at = 0;
+      for (; t.splits.get() == 0; at++) {
+        long k = r.nextLong();
+        keys.add(k);
+        t.put(k, at);
+      }
+      for (int i = 0; ; i++) {
+        t.remove(keys.get(i));
+        if (t.merges.get() > 0) {
+          return new int[] {at, i};
+        }
+      }
+    }
+  }
+
+  @Test
+  void mergeAndHalving() {
+    long seed = 0x3E26EL;
+    int[] ix = mergeIndexes(seed);
+    List<Op> inserts = seeded(seed, ix[0]);
+    List<Op> setup = new ArrayList<>(inserts);
+    for (int i = 0; i < ix[1]; i++) {
+      setup.add(Op.remove(inserts.get(i).key()));
+    }
+    List<Op> work = List.of(Op.remove(inserts.get(ix[1]).key()), Op.put(7, 7), Op.remove(inserts.get(ix[1] + 1).key()));
+    CrashHarness.Report r = crash("merge+halving", 0, setup, work, true, true);
     assertTrue(r.crashPoints() >= 12, r.summary());
   }
 

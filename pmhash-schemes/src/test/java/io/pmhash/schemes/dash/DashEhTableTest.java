@@ -83,6 +83,36 @@ class DashEhTableTest {
   }
 
   @Test
+  void shrinksThroughMergesAndHalvingsAndGrowsAgain() {
+    long seed = System.nanoTime();
+    System.out.println("DashEhTableTest shrink seed " + seed);
+    try (LongHashTable t = PmHash.createVolatile(TableOptions.scheme("dash-eh"))) {
+      DashEhTable d = (DashEhTable) t;
+      Map<Long, Long> model = new HashMap<>();
+      SplittableRandom r = new SplittableRandom(seed);
+      long[] keys = new long[50_000];
+      for (int i = 0; i < keys.length; i++) {
+        keys[i] = r.nextLong();
+        t.put(keys[i], i);
+        model.put(keys[i], (long) i);
+      }
+      long segmentsAtPeak = t.stats().details().get("segments");
+      int depthAtPeak = d.globalDepth();
+      for (int i = 0; i < keys.length - 300; i++) {
+        assertTrue(t.remove(keys[i]), "seed " + seed);
+        model.remove(keys[i]);
+      }
+      checkAgainst(t, model);
+      assertTrue(d.merges.get() > 0, "merges " + d.merges.get());
+      assertTrue(d.halvings.get() > 0, "halvings " + d.halvings.get());
+      assertTrue(t.stats().details().get("segments") < segmentsAtPeak / 4, "segments " + t.stats());
+      assertTrue(d.globalDepth() < depthAtPeak, "global depth " + d.globalDepth());
+      randomOps(t, model, seed + 2, 30_000, 40_000);
+      checkAgainst(t, model);
+    }
+  }
+
+  @Test
   void everyKeyIsAllowedIncludingZeroAndMinusOne() {
     try (LongHashTable t = PmHash.createVolatile(TableOptions.scheme("dash-eh"))) {
       for (long k : new long[] {0, -1, Long.MIN_VALUE, Long.MAX_VALUE}) {
