@@ -118,9 +118,9 @@ final class DashMerge {
   private boolean merge(MemorySegment m, long left, long right, int d, long q) {
     long leftShape = shape(d, NORMAL, q << 1);
     LONG.setRelease(m, left + SEG_SHAPE, shape(d, MERGING, q << 1));
+    // PERSIST(§4.7 merge step 1): L is MERGING before it holds any copy of R's records: the
+    // flush is ordered by the drain of the first copy's pair, before any copy's bitmap bit
     p.flush(left + SEG_SHAPE, 8);
-    // PERSIST(§4.7 merge step 1): L is MERGING before it holds any copy of R's records
-    p.drain();
     for (int i = 0; i < NORMAL_BUCKETS + segs.stash; i++) {
       long b = DashSegment.bucket(right, i);
       for (int a = DashBucket.allocated(DashBucket.bitmap(m, b)); a != 0; a &= a - 1) {
