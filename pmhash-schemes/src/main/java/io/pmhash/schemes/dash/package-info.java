@@ -30,7 +30,9 @@
  *   <li>Overflow metadata is flushed with the operation that changes it (no extra drain), so a
  *       clean shutdown leaves it durable; after a crash it is rebuilt, as in the paper.
  *   <li>No 48-byte pad in the bucket (that undid PMDK's object header; there is none here).
- *   <li>Not yet built: segment merge and directory halving, pointer mode (§4.5).
+ *   <li>Segment merge and directory halving, which the paper mentions without a protocol, follow
+ *       {@link io.pmhash.schemes.dash.DashMerge}.
+ *   <li>Not yet built: pointer mode (§4.5).
  * </ul>
  */
 package io.pmhash.schemes.dash;

@@ -45,6 +45,7 @@ class DashLayoutTest {
     assertEquals(8, SEG_SIDE);
     assertEquals(16, SEG_VERSION);
     assertEquals(24, SEG_RECOVERY_LOCK);
+    assertEquals(32, SEG_VICTIM);
     assertEquals(64, SEG_BUCKETS);
     assertEquals(64, NORMAL_BUCKETS);
     assertEquals(64 + 66 * 256, segmentBytes(2));  // 16 KiB of normal buckets + stash (§6.2)
