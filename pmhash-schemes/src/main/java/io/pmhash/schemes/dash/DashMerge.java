@@ -17,9 +17,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <ol>
  *   <li>L's state becomes MERGING; persisted (recovery now knows L may hold R's records).
- *   <li>R's records are inserted into L with the normal insert protocol (2 drains each); they
- *       are invisible, L's shape does not cover them. If one does not fit, the copies are
- *       dropped again and L returns to NORMAL: no merge.
+ *   <li>R's records are copied into free slots of L ({@link DashSegment#bulkInsert}: every pair,
+ *       a drain, every bitmap, a drain); they are invisible, L's shape does not cover them. If
+ *       one does not fit, no bitmap has changed and L returns to NORMAL: no merge.
  *   <li>One redo step: L's shape (D − 1, MERGING, q), L's side link = R's, L's merge victim =
  *       R, R's shape (D, MERGED, none): from here L covers R's range and R covers nothing.
  *   <li>Directory entries naming R now name L; persisted.
@@ -121,15 +121,21 @@ final class DashMerge {
     // PERSIST(§4.7 merge step 1): L is MERGING before it holds any copy of R's records: the
     // flush is ordered by the drain of the first copy's pair, before any copy's bitmap bit
     p.flush(left + SEG_SHAPE, 8);
+    int total = (int) segs.records(m, right);
+    long[] keys = new long[total];
+    long[] values = new long[total];
+    int n = 0;
     for (int i = 0; i < NORMAL_BUCKETS + segs.stash; i++) {
       long b = DashSegment.bucket(right, i);
-      for (int a = DashBucket.allocated(DashBucket.bitmap(m, b)); a != 0; a &= a - 1) {
+      for (int a = DashBucket.allocated(DashBucket.bitmap(m, b)); a != 0 && n < total; a &= a - 1) {
         int slot = Integer.numberOfTrailingZeros(a);
-        if (segs.insertSegmentLocked(m, left, DashBucket.key(m, b, slot), DashBucket.value(m, b, slot)) != DashSegment.INSERTED) {
-          rollBack(m, left, leftShape);
-          return false;
-        }
+        keys[n] = DashBucket.key(m, b, slot);
+        values[n++] = DashBucket.value(m, b, slot);
       }
+    }
+    if (!segs.bulkInsert(m, left, keys, values, n)) {
+      rollBack(m, left, leftShape);
+      return false;
     }
     try (Publication pub = pool.allocator().begin()) {
       pub.set(left + SEG_SHAPE, shape(d - 1, MERGING, q))

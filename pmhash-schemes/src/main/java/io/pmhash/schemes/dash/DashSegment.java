@@ -351,6 +351,61 @@ final class DashSegment {
   }
 
   /**
+   * Inserts many keys (absent, and not covered by the segment's shape: invisible until the
+   * caller changes the shape) with two drains in all, for a merge; the caller holds every lock.
+   * Records go to free slots only (balanced insert or stash; no displacement, which would move
+   * visible records). Phase 1 writes every pair and fingerprint into a free slot and drains;
+   * phase 2 stores the bitmaps (release) and the rebuilt overflow metadata and drains. A crash
+   * in between publishes nothing; a crash in phase 2 publishes complete pairs only.
+   *
+   * @return false (no bitmap changed) if some record does not fit
+   */
+  boolean bulkInsert(MemorySegment m, long seg, long[] keys, long[] values, int n) {
+    int buckets = NORMAL_BUCKETS + stash;
+    int[] bitmaps = new int[buckets];
+    for (int i = 0; i < buckets; i++) {
+      bitmaps[i] = bitmap(m, bucket(seg, i));
+    }
+    for (int r = 0; r < n; r++) {
+      long h = io.pmhash.core.hash.Hashing.hash(keys[r]);
+      int y = bucketIndex(h);
+      int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
+      int target;
+      boolean probing = false;
+      if (count(bitmaps[y]) < SLOTS || count(bitmaps[y2]) < SLOTS) {
+        probing = count(bitmaps[y]) > count(bitmaps[y2]);
+        target = probing ? y2 : y;
+      } else {
+        target = -1;
+        for (int i = NORMAL_BUCKETS; i < buckets; i++) {
+          if (count(bitmaps[i]) < SLOTS) {
+            target = i;
+            break;
+          }
+        }
+        if (target < 0) {
+          return false;
+        }
+      }
+      long b = bucket(seg, target);
+      int slot = freeSlot(bitmaps[target]);
+      writeRecord(m, b, slot, keys[r], values[r], fingerprintOf(h));
+      flushPair(persistence, b, slot);
+      bitmaps[target] = withSlot(bitmaps[target], slot, probing);
+    }
+    // PERSIST(§4.7 merge step 2, phase 1): every copied pair is durable before any bitmap bit names it
+    persistence.drain();
+    for (int i = 0; i < buckets; i++) {
+      setBitmapRelease(m, bucket(seg, i), bitmaps[i]);
+    }
+    rebuildOverflow(m, seg);
+    flushAllMeta(seg);
+    // PERSIST(§4.7 merge step 2, phase 2): the copies exist (still invisible: not covered) before the redo step that makes the segment cover them
+    persistence.drain();
+    return true;
+  }
+
+  /**
    * Drops every record the shape does not cover (plain bitmap release stores, no flush): the
    * rest of an interrupted split or merge (§4.8 step 4). Then the caller rebuilds the overflow
    * metadata and persists.

@@ -76,8 +76,12 @@ class DashCrashTest {
     return crash(name, capacity, setup, work, recoveryCrashes, false);
   }
 
-  /** {@code light}: for long workloads (a merge copies ~100 records), fewer images per point. */
-  private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes, boolean light) {
+  /**
+   * {@code wide}: every pending line gets its own EACH_LINE image (up to 512; a bulk step such
+   * as a merge's copy leaves a hundred lines pending at one drain), and recovery is crashed
+   * with DRAINED and ALL_PENDING images only.
+   */
+  private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes, boolean wide) {
     Map<Long, Long> base = new HashMap<>();
     setup.forEach(o -> o.apply(base));
     List<Map<Long, Long>> states = new ArrayList<>();
@@ -89,8 +93,8 @@ class DashCrashTest {
     }
     CrashHarness.Builder b = CrashHarness.builder(dir, options(2))
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
-        .randomImages(light ? 1 : 3, 0xDA5L)
-        .eachLineCap(light ? 6 : 24)
+        .randomImages(3, 0xDA5L)
+        .eachLineCap(wide ? 512 : 24)
         .crashDuringRecovery(recoveryCrashes)
         .setup(pool -> {
           DashEhTable t = DashEhTable.create(pool, 2, capacity);
@@ -99,8 +103,8 @@ class DashCrashTest {
           }
         });
     if (recoveryCrashes) {
-      if (light) {
-        b.recoveryImages(ImageKind.DRAINED);
+      if (wide) {
+        b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING);
       } else {
         b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE);
       }
