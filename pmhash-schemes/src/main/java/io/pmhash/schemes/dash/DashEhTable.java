@@ -58,6 +58,12 @@ public final class DashEhTable implements LongHashTable {
   final long globalVersion;
   final int stash;
   final ReentrantLock directoryLock = new ReentrantLock();
+  /**
+   * Segments whose local depth equals the global depth, or -1 when unknown (after open, after
+   * a halving): a halving is possible only at 0. Guarded by {@link #directoryLock}; every
+   * change of a local depth at run time happens under it.
+   */
+  int segmentsAtGlobalDepth = -1;
   final AtomicLong splits = new AtomicLong();
   final AtomicLong doublings = new AtomicLong();
   final AtomicLong recoveredSegments = new AtomicLong();

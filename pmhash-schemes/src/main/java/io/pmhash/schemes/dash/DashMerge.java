@@ -84,7 +84,7 @@ final class DashMerge {
         table.recovery.recover(m, s);
       }
     }
-    if (segs.records(m, left) + segs.records(m, right) > threshold()) {
+    if (segs.records(m, seg) > threshold() || segs.records(m, left) + segs.records(m, right) > threshold()) {
       return;
     }
     segs.lockAll(m, left);
@@ -102,6 +102,9 @@ final class DashMerge {
         table.directoryLock.lock();
         try {
           if (merge(m, left, right, d, q)) {
+            if (d == table.globalDepth() && table.segmentsAtGlobalDepth >= 0) {
+              table.segmentsAtGlobalDepth -= 2;
+            }
             halveIfPossible();
           }
         } finally {
@@ -200,10 +203,17 @@ final class DashMerge {
     if (g == 0) {
       return;
     }
-    for (long seg : table.segmentOffsets()) {
-      if (depthOf(shapeAcquire(pool.memory(), seg)) >= g) {
-        return;
+    if (table.segmentsAtGlobalDepth < 0) {
+      int top = 0;
+      for (long seg : table.segmentOffsets()) {
+        if (depthOf(shapeAcquire(pool.memory(), seg)) >= g) {
+          top++;
+        }
       }
+      table.segmentsAtGlobalDepth = top;
+    }
+    if (table.segmentsAtGlobalDepth != 0) {
+      return;
     }
     long bytes = directoryBytes(g - 1);
     Reservation r = pool.allocator().reserve(bytes);
@@ -222,5 +232,6 @@ final class DashMerge {
       pub.commit();
     }
     table.halvings.incrementAndGet();
+    table.segmentsAtGlobalDepth = -1;
   }
 }

@@ -84,8 +84,12 @@ final class DashSplit {
       try {
         if (table.globalDepth() == d) {
           doubleDirectory();
+          table.segmentsAtGlobalDepth = 0;
         }
         buildAndLink(seg, shape, d, pattern);
+        if (d + 1 == table.globalDepth() && table.segmentsAtGlobalDepth >= 0) {
+          table.segmentsAtGlobalDepth += 2;
+        }
       } finally {
         table.directoryLock.unlock();
       }
