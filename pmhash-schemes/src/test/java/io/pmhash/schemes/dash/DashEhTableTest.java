@@ -148,6 +148,29 @@ class DashEhTableTest {
   }
 
   @Test
+  void reopensACopyTakenWhileOpenAsAfterACrash() throws Exception {
+    Path file = dir.resolve("live.pool");
+    Path copy = dir.resolve("crashed.pool");
+    Map<Long, Long> model = new HashMap<>();
+    long seed = System.nanoTime();
+    System.out.println("DashEhTableTest crash-copy seed " + seed);
+    TableOptions opts = TableOptions.scheme("dash-eh")
+        .withPoolOptions(PoolOptions.defaults().withDurability(Durability.PROCESS).withInitialSize(4 << 20));
+    try (LongHashTable t = PmHash.create(file, opts)) {
+      randomOps(t, model, seed, 30_000, 20_000);
+      // the file as a kill -9 would leave it: every store is in the shared mapping
+      java.nio.file.Files.copy(file, copy);
+    }
+    try (LongHashTable t = PmHash.open(copy, TableOptions.any())) {
+      assertFalse(t.pool().lastShutdownClean());
+      checkAgainst(t, model);
+      assertTrue(t.stats().details().get("recoveredSegments") > 0, "segments were recovered lazily");
+      randomOps(t, model, seed + 1, 10_000, 20_000);
+      checkAgainst(t, model);
+    }
+  }
+
+  @Test
   void initialCapacitySizesTheFirstDirectory() {
     try (LongHashTable t = PmHash.createVolatile(TableOptions.scheme("dash-eh").withInitialCapacity(100_000))) {
       assertEquals(256L, t.stats().details().get("segments"));
