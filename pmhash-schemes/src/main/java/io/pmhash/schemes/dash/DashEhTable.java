@@ -282,7 +282,8 @@ public final class DashEhTable implements LongHashTable {
    * A stale entry led to the right buddy of a merge: help the merge finish (recover the left
    * buddy, found at the first entry of the merged range, never stale) and retry.
    */
-  private long mergedSlow(MemorySegment m, long h, long shape) {
+  private long mergedSlow(MemorySegment mapping, long h, long shape) {
+    MemorySegment m = pool.memory(); // covers the current directory
     int d = depthOf(shape) - 1;
     long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
     int g = (int) INT.get(m, dir + DIR_DEPTH);

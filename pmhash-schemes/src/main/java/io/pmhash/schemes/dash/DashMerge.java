@@ -154,7 +154,8 @@ final class DashMerge {
   }
 
   /** Steps 4–5: directory entries of R name L, R freed, L NORMAL. Idempotent; also recovery's. */
-  void finish(MemorySegment m, long left, long victim, int depth, long q) {
+  void finish(MemorySegment mapping, long left, long victim, int depth, long q) {
+    MemorySegment m = pool.memory(); // may be newer than the caller's: covers a directory published after it
     table.directoryLock.lock();
     try {
       long dir = (long) LONG.getAcquire(m, table.header + HDR_DIRECTORY);

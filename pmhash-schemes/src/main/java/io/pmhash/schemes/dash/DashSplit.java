@@ -148,7 +148,8 @@ final class DashSplit {
    * Steps 5–6 of a split whose S already holds only its half: point N's directory entries at N,
    * then leave SPLITTING. Idempotent; also run by recovery.
    */
-  void finish(MemorySegment m, long seg, long n, int depth, long leftPattern) {
+  void finish(MemorySegment mapping, long seg, long n, int depth, long leftPattern) {
+    MemorySegment m = pool.memory(); // may be newer than the caller's: covers a directory published after it
     table.directoryLock.lock();
     try {
       long dir = (long) LONG.getAcquire(m, table.header + HDR_DIRECTORY);
