@@ -1,10 +1,14 @@
 /**
- * The persistent hashing schemes of the papers pmhash implements, one package per
- * paper. The schemes arrive issue by issue; this module holds only their common
- * entry package until the first one (Dash-EH) lands.
+ * The persistent hashing schemes of the papers pmhash implements, one package per paper. Each
+ * registers a {@link io.pmhash.map.spi.SchemeProvider} (here and in {@code
+ * META-INF/services}, so the class path works too).
  */
 module io.pmhash.schemes {
   requires transitive io.pmhash.core;
 
   exports io.pmhash.schemes;
+  exports io.pmhash.schemes.dash;
+
+  provides io.pmhash.map.spi.SchemeProvider with
+      io.pmhash.schemes.dash.DashEhProvider;
 }

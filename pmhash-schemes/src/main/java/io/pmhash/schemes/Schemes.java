@@ -9,9 +9,9 @@ public final class Schemes {
   /**
    * Names of the schemes available in this build, in the form stored in the pool header.
    *
-   * @return the scheme names; empty until the first scheme lands
+   * @return the scheme names
    */
   public static List<String> available() {
-    return List.of();
+    return List.of(io.pmhash.schemes.dash.DashEhProvider.NAME);
   }
 }

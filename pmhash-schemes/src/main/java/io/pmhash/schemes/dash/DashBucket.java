@@ -1,0 +1,276 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashLayout.*;
+
+import io.pmhash.core.Persistence;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The bucket of Dash §4.1–§4.3 as a flyweight of static methods over {@code (MemorySegment,
+ * bucket offset)}: fingerprint probing, slot bookkeeping in the bitmap word, record writes and
+ * the overflow metadata. Nothing here locks, drains or allocates; {@link DashSegment} composes
+ * these into operations with their persist order.
+ *
+ * <p>Memory order: the bitmap is the commit word of a bucket. It is written only by the holder
+ * of the bucket's version lock, with a release store ({@link #setBitmapRelease}); readers read it
+ * between a version snapshot and its validation. Everything else in the bucket is written with
+ * plain stores under the lock and published by the bitmap's release store or by the unlock.
+ */
+final class DashBucket {
+  private DashBucket() {}
+
+  private static final long ONES = 0x0101010101010101L;
+  private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
+  private static final long GATHER = 0x0102040810204080L;
+
+  // ---------------------------------------------------------------- bitmap
+
+  static int bitmap(MemorySegment m, long b) {
+    return (int) INT.get(m, b + BITMAP);
+  }
+
+  static int bitmapAcquire(MemorySegment m, long b) {
+    return (int) INT.getAcquire(m, b + BITMAP);
+  }
+
+  static void setBitmapRelease(MemorySegment m, long b, int bitmap) {
+    INT.setRelease(m, b + BITMAP, bitmap);
+  }
+
+  static int count(int bitmap) {
+    return bitmap & COUNT_MASK;
+  }
+
+  static int allocated(int bitmap) {
+    return (bitmap >>> ALLOC_SHIFT) & SLOT_MASK;
+  }
+
+  static int members(int bitmap) {
+    return (bitmap >>> MEMBER_SHIFT) & SLOT_MASK;
+  }
+
+  /** @return the lowest free slot of a bucket that is not full */
+  static int freeSlot(int bitmap) {
+    return Integer.numberOfTrailingZeros(~allocated(bitmap) & SLOT_MASK);
+  }
+
+  /** @return {@code bitmap} with {@code slot} allocated, its membership bit as given, count + 1 */
+  static int withSlot(int bitmap, int slot, boolean probing) {
+    int b = bitmap | 1 << (ALLOC_SHIFT + slot);
+    if (probing) {
+      b |= 1 << (MEMBER_SHIFT + slot);
+    }
+    return b + 1;
+  }
+
+  /** @return {@code bitmap} with {@code slot} free, its membership bit clear, count - 1 */
+  static int withoutSlot(int bitmap, int slot) {
+    return (bitmap & ~(1 << (ALLOC_SHIFT + slot)) & ~(1 << (MEMBER_SHIFT + slot))) - 1;
+  }
+
+  /** @return a bitmap holding exactly the slots of {@code keep} (alloc and membership bits) */
+  static int restrictTo(int bitmap, int keep) {
+    int alloc = allocated(bitmap) & keep;
+    int member = members(bitmap) & keep;
+    return alloc << ALLOC_SHIFT | member << MEMBER_SHIFT | Integer.bitCount(alloc);
+  }
+
+  // ---------------------------------------------------------------- fingerprints
+
+  /**
+   * Fingerprint probing (Dash §4.2): the slots whose fingerprint equals {@code fp}, allocated or
+   * not, by a SWAR compare of the 16 fingerprint bytes at 8..23 (two u64 loads).
+   *
+   * @return a 14-bit slot mask
+   */
+  static int matches(MemorySegment m, long b, int fp) {
+    long pattern = (fp & 0xFFL) * ONES;
+    long lo = (long) LONG.get(m, b + FP) ^ pattern;
+    long hi = (long) LONG.get(m, b + FP + 8) ^ pattern;
+    return (zeroBytes(lo) | zeroBytes(hi) << 8) & SLOT_MASK;
+  }
+
+  /** @return bit i set iff byte i of {@code x} is zero (exact, no borrow false positives) */
+  static int zeroBytes(long x) {
+    long t = (x & LOW7) + LOW7;
+    t = ~(t | x | LOW7);
+    return (int) (((t >>> 7) * GATHER) >>> 56);
+  }
+
+  static int fingerprint(MemorySegment m, long b, int slot) {
+    return (byte) BYTE.get(m, b + FP + slot) & 0xFF;
+  }
+
+  // ---------------------------------------------------------------- records
+
+  static long pair(long b, int slot) {
+    return b + PAIRS + PAIR_BYTES * slot;
+  }
+
+  static long key(MemorySegment m, long b, int slot) {
+    return (long) LONG.get(m, pair(b, slot));
+  }
+
+  static long value(MemorySegment m, long b, int slot) {
+    return (long) LONG.get(m, pair(b, slot) + 8);
+  }
+
+  /**
+   * The slot holding {@code key} among the allocated slots of {@code bitmap} whose fingerprint
+   * matches, or -1. Keys are compared only where fingerprints match.
+   */
+  static int find(MemorySegment m, long b, int bitmap, long key, int fp) {
+    int candidates = matches(m, b, fp) & allocated(bitmap);
+    while (candidates != 0) {
+      int slot = Integer.numberOfTrailingZeros(candidates);
+      if (key(m, b, slot) == key) {
+        return slot;
+      }
+      candidates &= candidates - 1;
+    }
+    return -1;
+  }
+
+  /** Plain stores of a record and its fingerprint into a free slot (not yet published). */
+  static void writeRecord(MemorySegment m, long b, int slot, long key, long value, int fp) {
+    long p = pair(b, slot);
+    LONG.set(m, p, key);
+    LONG.set(m, p + 8, value);
+    BYTE.set(m, b + FP + slot, (byte) fp);
+  }
+
+  /**
+   * Flushes a slot's pair (16 bytes, never across a line). The fingerprint is not flushed here:
+   * it shares the metadata line with the bitmap, is flushed with it, and is rebuilt from the
+   * key by recovery if a crash kept the bitmap but not the fingerprint (Dash §4.8).
+   */
+  static void flushPair(Persistence p, long b, int slot) {
+    p.flush(pair(b, slot), PAIR_BYTES);
+  }
+
+  /** Flushes the 32 bytes of metadata (one line). */
+  static void flushMeta(Persistence p, long b) {
+    p.flush(b, 32);
+  }
+
+  // ---------------------------------------------------------------- overflow metadata
+
+  /** The u64 at 24: overflow fingerprints 2 and 3, overflow bitmap, index, membership, count. */
+  static long overflowWord(MemorySegment m, long b) {
+    return (long) LONG.get(m, b + 24);
+  }
+
+  static int ovfBitmap(long word) {
+    return (int) (word >>> 16) & 0xFF;
+  }
+
+  static int ovfIndex(long word) {
+    return (int) (word >>> 24) & 0xFF;
+  }
+
+  static int ovfMember(long word) {
+    return (int) (word >>> 32) & 0xFF;
+  }
+
+  static int ovfCount(long word) {
+    return (int) (word >>> 40) & 0xFF;
+  }
+
+  static int ovfFingerprint(MemorySegment m, long b, int j) {
+    return (byte) BYTE.get(m, b + OVF_FP + j) & 0xFF;
+  }
+
+  /**
+   * The stash buckets an overflow record with this fingerprint may be in, according to this
+   * bucket's overflow fingerprints of the given membership (0: the record's target is this
+   * bucket; 1: the bucket before).
+   *
+   * @return a mask over stash bucket indexes
+   */
+  static int stashCandidates(MemorySegment m, long b, long word, int fp, int member) {
+    int valid = ovfBitmap(word) & OVF_VALID_MASK;
+    int mem = ovfMember(word);
+    int index = ovfIndex(word);
+    int out = 0;
+    while (valid != 0) {
+      int j = Integer.numberOfTrailingZeros(valid);
+      valid &= valid - 1;
+      if (((mem >>> j) & 1) == member && ovfFingerprint(m, b, j) == fp) {
+        out |= 1 << ((index >>> (2 * j)) & 3);
+      }
+    }
+    return out;
+  }
+
+  /** Tries to record an overflow fingerprint here; plain stores, the caller holds the lock. */
+  static boolean addOverflow(MemorySegment m, long b, int fp, int stashIndex, int member) {
+    int bitmap = (byte) BYTE.get(m, b + OVF_BITMAP) & 0xFF;
+    int free = ~bitmap & OVF_VALID_MASK;
+    if (free == 0) {
+      return false;
+    }
+    int j = Integer.numberOfTrailingZeros(free);
+    BYTE.set(m, b + OVF_FP + j, (byte) fp);
+    int index = (byte) BYTE.get(m, b + OVF_INDEX) & 0xFF;
+    index = (index & ~(3 << (2 * j))) | stashIndex << (2 * j);
+    BYTE.set(m, b + OVF_INDEX, (byte) index);
+    int mem = (byte) BYTE.get(m, b + OVF_MEMBER) & 0xFF;
+    mem = (mem & ~(1 << j)) | member << j;
+    BYTE.set(m, b + OVF_MEMBER, (byte) mem);
+    BYTE.set(m, b + OVF_BITMAP, (byte) (bitmap | 1 << j));
+    return true;
+  }
+
+  /** Removes one overflow fingerprint matching all three; false if there is none. */
+  static boolean removeOverflow(MemorySegment m, long b, int fp, int stashIndex, int member) {
+    long word = overflowWord(m, b);
+    int valid = ovfBitmap(word) & OVF_VALID_MASK;
+    int mem = ovfMember(word);
+    int index = ovfIndex(word);
+    while (valid != 0) {
+      int j = Integer.numberOfTrailingZeros(valid);
+      valid &= valid - 1;
+      if (((mem >>> j) & 1) == member && ((index >>> (2 * j)) & 3) == stashIndex
+          && ovfFingerprint(m, b, j) == fp) {
+        BYTE.set(m, b + OVF_BITMAP, (byte) (ovfBitmap(word) & ~(1 << j)));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Increments the overflow count and sets the "check the stash" flag. */
+  static void incrementOverflowCount(MemorySegment m, long b) {
+    int c = (byte) BYTE.get(m, b + OVF_COUNT) & 0xFF;
+    if (c == 255) {
+      throw new IllegalStateException("overflow count of bucket " + b + " would pass 255");
+    }
+    BYTE.set(m, b + OVF_COUNT, (byte) (c + 1));
+    int bitmap = (byte) BYTE.get(m, b + OVF_BITMAP) & 0xFF;
+    BYTE.set(m, b + OVF_BITMAP, (byte) (bitmap | STASH_FLAG));
+  }
+
+  /** Decrements the overflow count, clearing the flag at zero. */
+  static void decrementOverflowCount(MemorySegment m, long b) {
+    int c = (byte) BYTE.get(m, b + OVF_COUNT) & 0xFF;
+    if (c == 0) {
+      return; // recovery rebuilt the metadata without this record: nothing to undo
+    }
+    BYTE.set(m, b + OVF_COUNT, (byte) (c - 1));
+    if (c == 1) {
+      int bitmap = (byte) BYTE.get(m, b + OVF_BITMAP) & 0xFF;
+      BYTE.set(m, b + OVF_BITMAP, (byte) (bitmap & ~STASH_FLAG));
+    }
+  }
+
+  /** Clears every overflow fingerprint, the index, membership, count and flag (plain stores). */
+  static void clearOverflow(MemorySegment m, long b) {
+    SHORT.set(m, b + OVF_FP + 2, (short) 0); // fingerprints 16, 17 at 24..25
+    BYTE.set(m, b + OVF_FP, (byte) 0);
+    BYTE.set(m, b + OVF_FP + 1, (byte) 0);
+    BYTE.set(m, b + OVF_BITMAP, (byte) 0);
+    BYTE.set(m, b + OVF_INDEX, (byte) 0);
+    BYTE.set(m, b + OVF_MEMBER, (byte) 0);
+    BYTE.set(m, b + OVF_COUNT, (byte) 0);
+  }
+}

@@ -1,0 +1,625 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashBucket.*;
+import static io.pmhash.schemes.dash.DashLayout.*;
+import static io.pmhash.schemes.dash.DashSegment.*;
+
+import io.pmhash.core.CorruptPoolException;
+import io.pmhash.core.Persistence;
+import io.pmhash.core.Pool;
+import io.pmhash.core.alloc.Publication;
+import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.concurrent.EpochReclaimer;
+import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.Hashing;
+import io.pmhash.map.LongHashTable;
+import io.pmhash.map.LongLongConsumer;
+import io.pmhash.map.TableStats;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Dash-EH (Dash §4): the public facade, API and lifecycle. The hot paths are {@link #get} (Dash
+ * Algorithm 3: optimistic, never writes) and the writers, which lock the key's two buckets and
+ * call {@link DashSegment}; structural changes live in {@link DashSplit}, lazy recovery in
+ * {@link DashRecovery}.
+ *
+ * <p>Every operation runs inside the pool's epoch ({@link EpochReclaimer#enter()}), so a
+ * directory replaced by a doubling is freed only when no operation can still read it.
+ *
+ * <p><b>Routing.</b> The directory entry {@code h >>> (64 - g)} names a segment; a segment whose
+ * shape (depth and pattern) does not cover the hash forwards through its side link to its right
+ * neighbour (the B-link idea the side links of §4.7 make possible). A split therefore never needs
+ * the directory and the segments to change in one atomic step: a stale entry costs one hop.
+ */
+public final class DashEhTable implements LongHashTable {
+  private static final int PUT = 0;
+  private static final int PUT_IF_ABSENT = 1;
+  private static final int REPLACE = 2;
+  private static final int REPLACE_IF = 3;
+  private static final int REMOVE = 4;
+  private static final int REMOVE_IF = 5;
+
+  final Pool pool;
+  final Persistence persistence;
+  final EpochReclaimer epochs;
+  final DashSegment segments;
+  final DashSplit split;
+  final DashRecovery recovery;
+  final DashMerge merge;
+  final long header;
+  final long globalVersion;
+  final int stash;
+  final ReentrantLock directoryLock = new ReentrantLock();
+  /**
+   * Segments whose local depth equals the global depth, or -1 when unknown (after open, after
+   * a halving): a halving is possible only at 0. Guarded by {@link #directoryLock}; every
+   * change of a local depth at run time happens under it.
+   */
+  int segmentsAtGlobalDepth = -1;
+  final AtomicLong splits = new AtomicLong();
+  final AtomicLong doublings = new AtomicLong();
+  final AtomicLong recoveredSegments = new AtomicLong();
+  final AtomicLong merges = new AtomicLong();
+  final AtomicLong halvings = new AtomicLong();
+
+  private DashEhTable(Pool pool, long header, int stash, long globalVersion) {
+    this.pool = pool;
+    this.persistence = pool.persistence();
+    this.epochs = pool.epochs();
+    this.header = header;
+    this.stash = stash;
+    this.globalVersion = globalVersion;
+    this.segments = new DashSegment(persistence, stash);
+    this.split = new DashSplit(this);
+    this.recovery = new DashRecovery(this);
+    this.merge = new DashMerge(this);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Builds an empty table in a fresh pool: a directory of {@code 2^depth} segments, then the
+   * table header published into root 0 last, so a pool whose create was interrupted has no
+   * table (open refuses it) rather than half of one.
+   *
+   * @param pool the pool, its header naming dash-eh
+   * @param stash stash buckets per segment, 2..4
+   * @param initialCapacity records to size the first directory for
+   * @return the table
+   */
+  public static DashEhTable create(Pool pool, int stash, long initialCapacity) {
+    checkStash(stash);
+    if (pool.root(0) != 0) {
+      throw new IllegalStateException("pool already holds a table (root 0 is set)");
+    }
+    int depth = initialDepth(initialCapacity);
+    long gv = pool.recoveryEpoch();
+    long segBytes = segmentBytes(stash);
+    int n = 1 << depth;
+    Persistence p = pool.persistence();
+    Reservation[] segs = new Reservation[n];
+    for (int i = 0; i < n; i++) {
+      segs[i] = pool.allocator().reserve(segBytes);
+    }
+    Reservation dir = pool.allocator().reserve(directoryBytes(depth));
+    Reservation hdr = pool.allocator().reserve(TABLE_HEADER.byteSize());
+    MemorySegment m = pool.memory();
+    for (int i = 0; i < n; i++) {
+      long s = segs[i].offset();
+      m.asSlice(s, segBytes).fill((byte) 0);
+      LONG.set(m, s + SEG_SHAPE, shape(depth, NORMAL, i));
+      LONG.set(m, s + SEG_SIDE, i + 1 < n ? segs[i + 1].offset() : 0L);
+      LONG.set(m, s + SEG_VERSION, gv);
+      p.flush(s, segBytes);
+    }
+    long d = dir.offset();
+    m.asSlice(d, directoryBytes(depth)).fill((byte) 0);
+    INT.set(m, d + DIR_DEPTH, depth);
+    for (int i = 0; i < n; i++) {
+      LONG.set(m, d + DIR_ENTRIES + 8L * i, segs[i].offset());
+    }
+    p.flush(d, directoryBytes(depth));
+    long h = hdr.offset();
+    m.asSlice(h, TABLE_HEADER.byteSize()).fill((byte) 0);
+    LONG.set(m, h + HDR_MAGIC, MAGIC);
+    INT.set(m, h + HDR_VERSION, LAYOUT_VERSION);
+    INT.set(m, h + HDR_STASH, stash);
+    LONG.set(m, h + HDR_DIRECTORY, d);
+    LONG.set(m, h + HDR_GLOBAL_VERSION, gv);
+    p.flush(h, TABLE_HEADER.byteSize());
+    // PERSIST(create): segments, directory and header are durable before any of them is owned
+    // and linked; the header is linked from root 0 in the last step, so everything before is
+    // unreachable (and the pool without a table) if the create is interrupted
+    int batch = Math.max(1, pool.lanes().redoCapacity() - 4);
+    for (int i = 0; i < n; i += batch) {
+      try (Publication pub = pool.allocator().begin()) {
+        for (int j = i; j < Math.min(n, i + batch); j++) {
+          pub.publish(segs[j]);
+        }
+        pub.commit();
+      }
+    }
+    try (Publication pub = pool.allocator().begin()) {
+      pub.publish(dir).publish(hdr, Pool.rootWord(0));
+      pub.commit();
+    }
+    return new DashEhTable(pool, h, stash, gv);
+  }
+
+  /**
+   * Opens the table of a pool: O(1) (Dash §4.8). After an unclean shutdown the global version
+   * becomes the pool's new recovery epoch (persisted), so every segment is recovered on first
+   * touch; nothing else is read or written.
+   *
+   * @param pool the opened pool
+   * @return the table
+   * @throws UncheckedIOException wrapping a {@link CorruptPoolException} if the table header is
+   *     missing or invalid
+   */
+  public static DashEhTable open(Pool pool) {
+    long h = pool.root(0);
+    String where = pool.path() == null ? "volatile pool" : pool.path().toString();
+    if (h == 0) {
+      throw corrupt(where + ": no dash-eh table (root 0 is empty): its create was interrupted; delete the file and create it again");
+    }
+    MemorySegment m = pool.memory();
+    if (h < pool.heapOffset() || h + TABLE_HEADER.byteSize() > m.byteSize() || (h & 63) != 0) {
+      throw corrupt(where + ": dash-eh table header offset " + h + " is outside the heap");
+    }
+    if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {
+      throw corrupt(where + ": root 0 does not point at a dash-eh table header (bad magic)");
+    }
+    int version = (int) INT.get(m, h + HDR_VERSION);
+    if (version != LAYOUT_VERSION) {
+      throw corrupt(where + ": dash-eh table layout version " + version + ", expected " + LAYOUT_VERSION);
+    }
+    int stash = (int) INT.get(m, h + HDR_STASH);
+    long[] params = pool.schemeParams();
+    if (stash < MIN_STASH || stash > MAX_STASH || params.length < 1 || params[0] != stash) {
+      throw corrupt(where + ": dash-eh stash bucket count " + stash + " is not 2..4 or differs from the pool header's");
+    }
+    long dir = (long) LONG.get(m, h + HDR_DIRECTORY);
+    if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize()) {
+      throw corrupt(where + ": dash-eh directory offset " + dir + " is outside the pool");
+    }
+    long gv;
+    if (pool.lastShutdownClean()) {
+      gv = (long) LONG.get(m, h + HDR_GLOBAL_VERSION);
+    } else {
+      gv = pool.recoveryEpoch();
+      LONG.setRelease(m, h + HDR_GLOBAL_VERSION, gv);
+      // PERSIST(§4.8): the new global version is durable before any segment is recovered to it
+      pool.persistence().persist(h + HDR_GLOBAL_VERSION, 8);
+    }
+    return new DashEhTable(pool, h, stash, gv);
+  }
+
+  private static UncheckedIOException corrupt(String message) {
+    return new UncheckedIOException(new CorruptPoolException(message));
+  }
+
+  static void checkStash(int stash) {
+    if (stash < MIN_STASH || stash > MAX_STASH) {
+      throw new IllegalArgumentException("dash-eh parameter stashBuckets must be 2..4, got " + stash);
+    }
+  }
+
+  /** Global depth for a capacity: segments of about 700 records (≈ 75 % of 924 slots). */
+  static int initialDepth(long capacity) {
+    long segs = Math.max(1, (capacity + 699) / 700);
+    int depth = 64 - Long.numberOfLeadingZeros(segs - 1);
+    return Math.min(depth, 20);
+  }
+
+  @Override
+  public void close() {
+    try {
+      pool.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public Pool pool() {
+    return pool;
+  }
+
+  @Override
+  public String scheme() {
+    return DashEhProvider.NAME;
+  }
+
+  // ---------------------------------------------------------------- routing
+
+  /**
+   * The segment covering {@code h}, recovered (§4.8) and reached through side links where the
+   * directory is stale; -1 when the pool grew and {@code m} must be read again.
+   */
+  long locate(MemorySegment m, long h) {
+    long limit = m.byteSize();
+    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    if (dir + DIR_ENTRIES > limit) {
+      return -1;
+    }
+    int g = (int) INT.get(m, dir + DIR_DEPTH);
+    long e = dir + DIR_ENTRIES + 8 * prefix(h, g);
+    if (e + 8 > limit) {
+      return -1;
+    }
+    long seg = (long) LONG.getAcquire(m, e);
+    long bytes = segments.bytes;
+    for (;;) {
+      if (seg + bytes > limit) {
+        return -1;
+      }
+      if ((long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion) {
+        recovery.recover(m, seg);
+      }
+      long shape = shapeAcquire(m, seg);
+      if (covers(shape, h)) {
+        return seg;
+      }
+      if (stateOf(shape) == MERGED) {
+        return mergedSlow(m, h, shape);
+      }
+      seg = (long) LONG.getAcquire(m, seg + SEG_SIDE);
+      if (seg == 0) {
+        throw new IllegalStateException("dash-eh: no segment covers hash " + Long.toHexString(h) + ": the side-link chain ends");
+      }
+    }
+  }
+
+  /**
+   * A stale entry led to the right buddy of a merge: help the merge finish (recover the left
+   * buddy, found at the first entry of the merged range, never stale) and retry.
+   */
+  private long mergedSlow(MemorySegment mapping, long h, long shape) {
+    MemorySegment m = pool.memory(); // covers the current directory
+    int d = depthOf(shape) - 1;
+    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    int g = (int) INT.get(m, dir + DIR_DEPTH);
+    if (g >= d) {
+      long left = (long) LONG.getAcquire(m, dir + DIR_ENTRIES + 8 * (prefix(h, d) << (g - d)));
+      if (left != 0 && left + segments.bytes <= m.byteSize()
+          && (long) LONG.getAcquire(m, left + SEG_VERSION) != globalVersion) {
+        recovery.recover(m, left);
+      }
+    }
+    Thread.onSpinWait();
+    return -1;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  @Override
+  public long get(long key, long absent) {
+    return read(key, absent, false);
+  }
+
+  @Override
+  public boolean containsKey(long key) {
+    return read(key, 0, true) != 0;
+  }
+
+  /** Dash Algorithm 3: snapshot both buckets' versions, search, validate, retry; never writes. */
+  private long read(long key, long absent, boolean contains) {
+    long h = Hashing.hash(key);
+    int fp = fingerprintOf(h);
+    int y = bucketIndex(h);
+    EpochReclaimer e = epochs;
+    e.enter();
+    try {
+      for (;;) {
+        MemorySegment m = pool.memory();
+        long seg = locate(m, h);
+        if (seg < 0) {
+          continue;
+        }
+        long b1 = bucket(seg, y);
+        long b2 = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
+        int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
+        int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
+        if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
+          Thread.onSpinWait();
+          continue;
+        }
+        if (!covers(shapeAcquire(m, seg), h)) {
+          continue; // split between locate and the snapshot
+        }
+        int slot = find(m, b1, bitmap(m, b1), key, fp);
+        if (slot >= 0) {
+          long v = contains ? 1 : value(m, b1, slot);
+          if (VersionLock.validate(m, b1 + LOCK, v1)) {
+            return v;
+          }
+          continue;
+        }
+        slot = find(m, b2, bitmap(m, b2), key, fp);
+        if (slot >= 0) {
+          long v = contains ? 1 : value(m, b2, slot);
+          if (VersionLock.validate(m, b2 + LOCK, v2)) {
+            return v;
+          }
+          continue;
+        }
+        long loc = segments.findInStash(m, seg, b1, b2, key, fp);
+        long v = absent;
+        if (loc >= 0) {
+          v = contains ? 1 : value(m, loc & ~63L, (int) loc & 63);
+        }
+        if (VersionLock.validate(m, b1 + LOCK, v1) && VersionLock.validate(m, b2 + LOCK, v2)) {
+          return v;
+        }
+      }
+    } finally {
+      e.exit();
+    }
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  @Override
+  public boolean put(long key, long value) {
+    return write(key, value, 0, PUT);
+  }
+
+  @Override
+  public boolean putIfAbsent(long key, long value) {
+    return write(key, value, 0, PUT_IF_ABSENT);
+  }
+
+  @Override
+  public boolean replace(long key, long value) {
+    return write(key, value, 0, REPLACE);
+  }
+
+  @Override
+  public boolean replace(long key, long expected, long value) {
+    return write(key, value, expected, REPLACE_IF);
+  }
+
+  @Override
+  public boolean remove(long key) {
+    return write(key, 0, 0, REMOVE);
+  }
+
+  @Override
+  public boolean remove(long key, long expected) {
+    return write(key, 0, expected, REMOVE_IF);
+  }
+
+  /** Every writer: lock the target and probing bucket (index order), act, unlock (Dash §4.4). */
+  private boolean write(long key, long value, long expected, int op) {
+    long h = Hashing.hash(key);
+    int fp = fingerprintOf(h);
+    int y = bucketIndex(h);
+    int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
+    DashSegment s = segments;
+    EpochReclaimer e = epochs;
+    long emptied = 0;
+    e.enter();
+    try {
+      for (;;) {
+        MemorySegment m = pool.memory();
+        long seg = locate(m, h);
+        if (seg < 0) {
+          continue;
+        }
+        long b1 = bucket(seg, y);
+        long b2 = bucket(seg, y2);
+        long first = y < y2 ? b1 : b2;
+        long second = y < y2 ? b2 : b1;
+        VersionLock.lock(m, first + LOCK);
+        VersionLock.lock(m, second + LOCK);
+        long shape;
+        try {
+          shape = shapeAcquire(m, seg);
+          if (!covers(shape, h)) {
+            continue; // split while we waited
+          }
+          long loc = s.findLocked(m, seg, b1, b2, key, fp);
+          switch (op) {
+            case PUT -> {
+              if (loc >= 0) {
+                s.updateLocked(m, loc, value);
+                return false;
+              }
+            }
+            case PUT_IF_ABSENT -> {
+              if (loc >= 0) {
+                return false;
+              }
+            }
+            case REPLACE -> {
+              if (loc < 0) {
+                return false;
+              }
+              s.updateLocked(m, loc, value);
+              return true;
+            }
+            case REPLACE_IF -> {
+              if (loc < 0 || value(m, loc & ~63L, (int) loc & 63) != expected) {
+                return false;
+              }
+              s.updateLocked(m, loc, value);
+              return true;
+            }
+            case REMOVE -> {
+              if (loc < 0) {
+                return false;
+              }
+              s.deleteLocked(m, seg, b1, b2, loc, fp);
+              emptied = count(bitmap(m, b1)) == 0 ? seg : 0;
+              return true;
+            }
+            default -> {
+              if (loc < 0 || value(m, loc & ~63L, (int) loc & 63) != expected) {
+                return false;
+              }
+              s.deleteLocked(m, seg, b1, b2, loc, fp);
+              emptied = count(bitmap(m, b1)) == 0 ? seg : 0;
+              return true;
+            }
+          }
+          if (s.insertLocked(m, seg, y, b1, b2, key, value, fp) == INSERTED) {
+            return true;
+          }
+        } finally {
+          VersionLock.unlock(m, second + LOCK);
+          VersionLock.unlock(m, first + LOCK);
+        }
+        split.split(seg, shape); // the segment is full (Dash §4.7): split it, then retry
+      }
+    } finally {
+      if (emptied != 0) {
+        merge.maybeMerge(emptied); // a delete emptied its bucket: the load may allow a merge
+      }
+      e.exit();
+    }
+  }
+
+  // ---------------------------------------------------------------- whole table
+
+  /** @return the leftmost segment (directory entry 0, which always names it) */
+  long firstSegment(MemorySegment m) {
+    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    return (long) LONG.getAcquire(m, dir + DIR_ENTRIES);
+  }
+
+  /** Visits every segment once, in hash order, through the side links; recovers each. */
+  long[] segmentOffsets() {
+    epochs.enter();
+    try {
+      MemorySegment m = pool.memory();
+      List<Long> list = new ArrayList<>();
+      for (long seg = firstSegment(m); seg != 0; seg = (long) LONG.getAcquire(m, seg + SEG_SIDE)) {
+        if (seg + segments.bytes > m.byteSize()) {
+          m = pool.memory();
+        }
+        if ((long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion) {
+          recovery.recover(m, seg);
+        }
+        list.add(seg);
+      }
+      long[] out = new long[list.size()];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = list.get(i);
+      }
+      return out;
+    } finally {
+      epochs.exit();
+    }
+  }
+
+  @Override
+  public long size() {
+    long n = 0;
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory(); // read after the offsets: covers them
+    for (long seg : segs) {
+      n += segments.records(m, seg);
+    }
+    return n;
+  }
+
+  @Override
+  public void forEach(LongLongConsumer action) {
+    long[] keys = new long[SLOTS];
+    long[] values = new long[SLOTS];
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory(); // read after the offsets: covers them
+    for (long seg : segs) {
+      for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
+        long b = bucket(seg, i);
+        int n;
+        for (;;) { // an optimistic copy of the bucket (Dash §4.4): forEach never writes either
+          int v = VersionLock.snapshotAcquire(m, b + LOCK);
+          if (VersionLock.isLocked(v)) {
+            Thread.onSpinWait();
+            continue;
+          }
+          n = 0;
+          int alloc = allocated(bitmap(m, b));
+          while (alloc != 0) {
+            int slot = Integer.numberOfTrailingZeros(alloc);
+            alloc &= alloc - 1;
+            keys[n] = key(m, b, slot);
+            values[n++] = value(m, b, slot);
+          }
+          if (VersionLock.validate(m, b + LOCK, v)) {
+            break;
+          }
+        }
+        for (int j = 0; j < n; j++) {
+          action.accept(keys[j], values[j]);
+        }
+      }
+    }
+  }
+
+  /** @return record slots: segments × (64 + stash) × 14 */
+  long slots(int segmentCount) {
+    return (long) segmentCount * (NORMAL_BUCKETS + stash) * SLOTS;
+  }
+
+  @Override
+  public double loadFactor() {
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory();
+    long n = 0;
+    for (long seg : segs) {
+      n += segments.records(m, seg);
+    }
+    return (double) n / slots(segs.length);
+  }
+
+  /** @return the global depth of the current directory */
+  int globalDepth() {
+    MemorySegment m = pool.memory();
+    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    return (int) INT.get(m, dir + DIR_DEPTH);
+  }
+
+  @Override
+  public TableStats stats() {
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory();
+    long n = 0;
+    long stashed = 0;
+    for (long seg : segs) {
+      n += segments.records(m, seg);
+      for (int i = 0; i < stash; i++) {
+        stashed += DashBucket.count(bitmapAcquire(m, bucket(seg, NORMAL_BUCKETS + i)));
+      }
+    }
+    long slots = slots(segs.length);
+    Map<String, Long> details = new LinkedHashMap<>();
+    details.put("segments", (long) segs.length);
+    details.put("globalDepth", (long) globalDepth());
+    details.put("stashBuckets", (long) stash);
+    details.put("stashRecords", stashed);
+    details.put("splits", splits.get());
+    details.put("doublings", doublings.get());
+    details.put("merges", merges.get());
+    details.put("halvings", halvings.get());
+    details.put("recoveredSegments", recoveredSegments.get());
+    details.put("globalVersion", globalVersion);
+    var ps = persistence.stats();
+    return new TableStats(DashEhProvider.NAME, n, slots, slots == 0 ? 0 : (double) n / slots,
+        pool.size(), ps.linesFlushed(), ps.drains(), details);
+  }
+
+  @Override
+  public String toString() {
+    return "dash-eh table (stash " + stash + ", global version " + globalVersion + ") in " + pool;
+  }
+}

@@ -1,0 +1,220 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashBucket.*;
+import static io.pmhash.schemes.dash.DashLayout.*;
+import static io.pmhash.schemes.dash.DashSegment.bucket;
+
+import io.pmhash.core.Persistence;
+import io.pmhash.core.Pool;
+import io.pmhash.core.alloc.Publication;
+import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.Hashing;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Segment split and directory doubling (Dash §4.7), every step citing the paper.
+ *
+ * <p>A split of segment S (local depth d, pattern p) into S (d + 1, 2p) and N (d + 1, 2p + 1),
+ * with every bucket of S locked:
+ *
+ * <ol>
+ *   <li>If d equals the global depth, the directory is doubled first (below).
+ *   <li>N is reserved (not yet owned: a crash leaks nothing) and built completely: S's buckets
+ *       are copied and each bucket keeps exactly the records whose hash bit d (from the top) is
+ *       1, in the same slot, so N's placement is S's and always fits; locks are zeroed and N's
+ *       overflow metadata is rebuilt. Its header says (d + 1, NEW, 2p + 1), side link = S's.
+ *       N is flushed. <em>Deviation:</em> the paper links N first and rehashes after, redoing
+ *       the rehash in recovery; building N before anything links it needs no redo.
+ *   <li>One redo step (the allocator's {@link Publication}): N becomes owned, S's side link
+ *       becomes N, and S's shape word becomes (d + 1, SPLITTING, 2p), all or nothing. From here
+ *       a key of the right half that reaches S is forwarded to N through the side link.
+ *   <li>S drops the moved records (each bucket's bitmap restricted, one release store) and its
+ *       overflow metadata is rebuilt; persisted.
+ *   <li>Under the directory lock, the directory entries of N's half that still name S are set to
+ *       N; persisted.
+ *   <li>S's and N's states become NORMAL; persisted. (NEW on N is diagnostic: N is complete
+ *       from step 3 on.)
+ * </ol>
+ *
+ * A crash after step 3 leaves S in SPLITTING: its lazy recovery ({@link DashRecovery}) repeats
+ * steps 4–6, each idempotent. Directory entries are written only under the directory lock,
+ * so a split's entry updates never race with a doubling's copy.
+ *
+ * <p>Doubling, under the directory lock: a new directory of {@code 2^(g+1)} entries is reserved,
+ * filled (entry i of the old one becomes entries 2i and 2i + 1) and flushed, then published into
+ * the table header and the old one freed in one redo step; the old one is reused only after
+ * the epoch grace period. The new directory is durable before it is published (CCEH published
+ * first, see papers/README.md), and no local depth exceeds the global depth durably: the
+ * doubling's redo step completes before the split's step 3 can raise S's depth.
+ */
+final class DashSplit {
+  private final DashEhTable table;
+  private final Pool pool;
+  private final Persistence p;
+  private final DashSegment segs;
+
+  DashSplit(DashEhTable table) {
+    this.table = table;
+    this.pool = table.pool;
+    this.p = table.persistence;
+    this.segs = table.segments;
+  }
+
+  /**
+   * Splits a full segment, unless its shape is no longer {@code expected} (another thread split
+   * it first).
+   */
+  void split(long seg, long expected) {
+    MemorySegment m = pool.memory();
+    segs.lockAll(m, seg);
+    try {
+      long shape = DashSegment.shapeAcquire(m, seg);
+      if (shape != expected) {
+        return;
+      }
+      int d = depthOf(shape);
+      long pattern = patternOf(shape);
+      if (d >= MAX_GLOBAL_DEPTH) {
+        throw new IllegalStateException("dash-eh: segment at depth " + d + " is full and cannot split further: too many keys share a " + d + "-bit hash prefix");
+      }
+      // the directory lock is held from the depth check until S's depth is raised, so that no
+      // halving can slip between them
+      table.directoryLock.lock();
+      try {
+        if (table.globalDepth() == d) {
+          doubleDirectory();
+          table.segmentsAtGlobalDepth = 0;
+        }
+        buildAndLink(seg, shape, d, pattern);
+        if (d + 1 == table.globalDepth() && table.segmentsAtGlobalDepth >= 0) {
+          table.segmentsAtGlobalDepth += 2;
+        }
+      } finally {
+        table.directoryLock.unlock();
+      }
+      m = pool.memory();
+      // step 4: S keeps its half (the records N holds are those the new shape does not cover)
+      segs.dropUncovered(m, seg, shape(d + 1, SPLITTING, 2 * pattern));
+      segs.rebuildOverflow(m, seg);
+      segs.flushAllMeta(seg);
+      // PERSIST(§4.7 split step 2, "records moved to N are deleted in S"): S holds only its half before its state leaves SPLITTING
+      p.drain();
+      finish(m, seg, (long) LONG.getAcquire(m, seg + SEG_SIDE), d + 1, pattern << 1);
+      table.splits.incrementAndGet();
+    } finally {
+      segs.unlockAll(m, seg);
+    }
+  }
+
+  /** Steps 2–3: build N and link it; S's shape becomes (d + 1, SPLITTING, 2p). */
+  private void buildAndLink(long seg, long shape, int d, long pattern) {
+    Reservation r = pool.allocator().reserve(segs.bytes);
+    MemorySegment m = pool.memory();
+    long n = r.offset();
+    int buckets = NORMAL_BUCKETS + segs.stash;
+    MemorySegment.copy(m, seg + SEG_BUCKETS, m, n + SEG_BUCKETS, buckets * BUCKET_BYTES);
+    m.asSlice(n, SEG_BUCKETS).fill((byte) 0);
+    LONG.set(m, n + SEG_SHAPE, shape(d + 1, NEW, 2 * pattern + 1));
+    LONG.set(m, n + SEG_SIDE, (long) LONG.get(m, seg + SEG_SIDE));
+    LONG.set(m, n + SEG_VERSION, table.globalVersion);
+    for (int i = 0; i < buckets; i++) {
+      long sb = bucket(seg, i);
+      long nb = bucket(n, i);
+      int bm = bitmap(m, sb);
+      int moving = 0;
+      for (int a = allocated(bm); a != 0; a &= a - 1) {
+        int slot = Integer.numberOfTrailingZeros(a);
+        long h = Hashing.hash(key(m, sb, slot));
+        if (((h >>> (63 - d)) & 1) != 0) {
+          moving |= 1 << slot;
+        }
+      }
+      INT.set(m, nb + LOCK, 0);
+      INT.set(m, nb + BITMAP, restrictTo(bm, moving));
+    }
+    segs.rebuildOverflow(m, n);
+    p.flush(n, segs.bytes);
+    // step 3: link N, S becomes SPLITTING at depth d + 1, atomically
+    try (Publication pub = pool.allocator().begin()) {
+      pub.publish(r, seg + SEG_SIDE);
+      pub.set(seg + SEG_SHAPE, shape(d + 1, SPLITTING, 2 * pattern));
+      // PERSIST(§4.7 split steps 1-2): N is complete and durable (flushed above, ordered by the redo entries' drain) before the step that owns and links it commits
+      pub.commit();
+    }
+  }
+
+  /**
+   * Steps 5–6 of a split whose S already holds only its half: point N's directory entries at N,
+   * then leave SPLITTING. Idempotent; also run by recovery.
+   */
+  void finish(MemorySegment mapping, long seg, long n, int depth, long leftPattern) {
+    MemorySegment m = pool.memory(); // may be newer than the caller's: covers a directory published after it
+    table.directoryLock.lock();
+    try {
+      long dir = (long) LONG.getAcquire(m, table.header + HDR_DIRECTORY);
+      int g = (int) INT.get(m, dir + DIR_DEPTH);
+      long first = (leftPattern | 1) << (g - depth);
+      long count = 1L << (g - depth);
+      long e0 = dir + DIR_ENTRIES + 8 * first;
+      for (long i = 0; i < count; i++) {
+        long e = e0 + 8 * i;
+        if ((long) LONG.get(m, e) == seg) {
+          LONG.setRelease(m, e, n);
+        }
+      }
+      p.flush(e0, 8 * count);
+      // PERSIST(§4.7 split step 3, directory update): N's entries name N before S leaves SPLITTING (until then recovery redoes this)
+      p.drain();
+    } finally {
+      table.directoryLock.unlock();
+    }
+    LONG.setRelease(m, seg + SEG_SHAPE, shape(depth, NORMAL, leftPattern));
+    // N may already be in use (and split again) if it was reached before S was recovered:
+    // only a NEW right half becomes NORMAL here
+    LONG.compareAndSet(m, n + SEG_SHAPE, shape(depth, NEW, leftPattern | 1), shape(depth, NORMAL, leftPattern | 1));
+    p.flush(seg + SEG_SHAPE, 8);
+    p.flush(n + SEG_SHAPE, 8);
+    // PERSIST(§4.7 split done): both segments NORMAL; nothing is left for recovery
+    p.drain();
+  }
+
+  /** Doubles the directory; the caller holds the directory lock. */
+  void doubleDirectory() {
+    MemorySegment m = pool.memory();
+    long old = (long) LONG.getAcquire(m, table.header + HDR_DIRECTORY);
+    int g = (int) INT.get(m, old + DIR_DEPTH);
+    if (g >= MAX_GLOBAL_DEPTH) {
+      throw new IllegalStateException("dash-eh: the directory is at its maximum depth " + g);
+    }
+    long bytes = directoryBytes(g + 1);
+    Reservation r = pool.allocator().reserve(bytes);
+    m = pool.memory();
+    long n = r.offset();
+    m.asSlice(n, DIR_ENTRIES).fill((byte) 0);
+    INT.set(m, n + DIR_DEPTH, g + 1);
+    long entries = 1L << g;
+    for (long i = 0; i < entries; i++) {
+      long e = (long) LONG.get(m, old + DIR_ENTRIES + 8 * i);
+      LONG.set(m, n + DIR_ENTRIES + 16 * i, e);
+      LONG.set(m, n + DIR_ENTRIES + 16 * i + 8, e);
+    }
+    p.flush(n, bytes);
+    try (Publication pub = pool.allocator().begin()) {
+      pub.publish(r, table.header + HDR_DIRECTORY).deferFree(old);
+      // PERSIST(§4.7 doubling): the new directory is filled and durable before the step that publishes it (and frees the old one) commits
+      pub.commit();
+    }
+    table.doublings.incrementAndGet();
+  }
+
+  /** For tests: whether every lock of a segment is free. */
+  boolean allUnlocked(MemorySegment m, long seg) {
+    for (int i = 0; i < NORMAL_BUCKETS + segs.stash; i++) {
+      if (VersionLock.isLocked(m, bucket(seg, i) + LOCK)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,342 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashLayout.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pmhash.core.Pool;
+import io.pmhash.core.PoolOptions;
+import io.pmhash.core.crash.CrashHarness;
+import io.pmhash.core.crash.CrashPoint;
+import io.pmhash.core.crash.ImageKind;
+import io.pmhash.core.hash.Hashing;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Crash tests with the crash simulator, at every drain, for insert, update, delete, displacement,
+ * stash insert and delete, split, split with directory doubling, and crashes during recovery.
+ * Each image is opened, every segment recovered (lazily, by touching it), and checked: no
+ * completed write lost, no deleted key back, the in-flight operation all or nothing, no
+ * duplicates, size equal to a scan, no leaked block (owned blocks are exactly the table header,
+ * the directory and the segments of the side-link chain), and the table keeps working.
+ */
+class DashCrashTest {
+  @TempDir Path dir;
+
+  enum Kind { PUT, REMOVE, PUT_IF_ABSENT, REPLACE }
+
+  record Op(Kind kind, long key, long value) {
+    static Op put(long k, long v) {
+      return new Op(Kind.PUT, k, v);
+    }
+
+    static Op remove(long k) {
+      return new Op(Kind.REMOVE, k, 0);
+    }
+
+    void apply(DashEhTable t) {
+      switch (kind) {
+        case PUT -> t.put(key, value);
+        case REMOVE -> t.remove(key);
+        case PUT_IF_ABSENT -> t.putIfAbsent(key, value);
+        case REPLACE -> t.replace(key, value);
+      }
+    }
+
+    void apply(Map<Long, Long> m) {
+      switch (kind) {
+        case PUT -> m.put(key, value);
+        case REMOVE -> m.remove(key);
+        case PUT_IF_ABSENT -> m.putIfAbsent(key, value);
+        case REPLACE -> m.replace(key, value);
+      }
+    }
+  }
+
+  static PoolOptions options(int stash) {
+    return PoolOptions.defaults().withScheme("dash-eh", 1, stash)
+        .withGeometry(2, 4096, 64 << 10).withInitialSize(1 << 20);
+  }
+
+  /** Totals over the tests of this class, printed for the closing report. */
+  static final Map<String, long[]> TOTALS = new HashMap<>();
+
+  private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
+    return crash(name, capacity, setup, work, recoveryCrashes, false);
+  }
+
+  /**
+   * {@code wide}: every pending line gets its own EACH_LINE image (up to 512; a bulk step such
+   * as a merge's copy leaves a hundred lines pending at one drain), and recovery is crashed
+   * with DRAINED and ALL_PENDING images only.
+   */
+  private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes, boolean wide) {
+    Map<Long, Long> base = new HashMap<>();
+    setup.forEach(o -> o.apply(base));
+    List<Map<Long, Long>> states = new ArrayList<>();
+    Map<Long, Long> s = new HashMap<>(base);
+    states.add(new HashMap<>(s));
+    for (Op o : work) {
+      o.apply(s);
+      states.add(new HashMap<>(s));
+    }
+    CrashHarness.Builder b = CrashHarness.builder(dir, options(2))
+        .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
+        .randomImages(3, 0xDA5L)
+        .eachLineCap(wide ? 512 : 24)
+        .crashDuringRecovery(recoveryCrashes)
+        .setup(pool -> {
+          DashEhTable t = DashEhTable.create(pool, 2, capacity);
+          for (Op o : setup) {
+            o.apply(t);
+          }
+        });
+    if (recoveryCrashes) {
+      if (wide) {
+        b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING);
+      } else {
+        b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE);
+      }
+    }
+    CrashHarness.Report r = b.run(
+        (pool, ops) -> {
+          DashEhTable t = DashEhTable.open(pool);
+          for (int i = 0; i < work.size(); i++) {
+            ops.begin(i);
+            work.get(i).apply(t);
+            ops.end(i);
+          }
+        },
+        (pool, point) -> verify(pool, point, states, work));
+    System.out.println("DashCrashTest " + name + ": " + r.summary());
+    synchronized (TOTALS) {
+      TOTALS.put(name, new long[] {r.crashPoints(), r.recoveryCrashPoints(), r.imagesChecked()});
+    }
+    return r;
+  }
+
+  private static void verify(Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work) {
+    String at = point.describe();
+    long drains = pool.persistence().stats().drains();
+    DashEhTable t = DashEhTable.open(pool);
+    // instant recovery (§4.8): open persists the global version and touches no segment
+    assertEquals(1, pool.persistence().stats().drains() - drains, at + ": drains at open");
+    assertEquals(0, t.recoveredSegments.get(), at + ": segments recovered at open");
+    long size = t.size(); // touches (and so recovers) every segment
+    CrashHarness.recovered(pool);
+    int done = point.opsCompleted();
+    Map<Long, Long> before = states.get(done);
+    Map<Long, Long> after = point.inFlightOp().isPresent() ? states.get(done + 1) : before;
+    Long inFlightKey = point.inFlightOp().isPresent() ? work.get((int) point.inFlightOp().getAsLong()).key() : null;
+    Map<Long, Long> seen = new HashMap<>();
+    t.forEach((k, v) -> {
+      if (seen.put(k, v) != null) {
+        throw new AssertionError(at + ": key " + k + " twice");
+      }
+    });
+    assertEquals(seen.size(), size, at + ": size equals a scan");
+    Set<Long> keys = new HashSet<>(before.keySet());
+    keys.addAll(after.keySet());
+    keys.addAll(seen.keySet());
+    for (long k : keys) {
+      Long got = seen.get(k);
+      Long viaGet = t.containsKey(k) ? t.get(k, 0) : null;
+      assertEquals(got, viaGet, at + ": get and scan agree on " + k);
+      if (inFlightKey != null && k == inFlightKey) {
+        assertTrue(java.util.Objects.equals(got, before.get(k)) || java.util.Objects.equals(got, after.get(k)),
+            at + ": in-flight key " + k + " is " + got + ", neither " + before.get(k) + " nor " + after.get(k));
+      } else {
+        assertEquals(before.get(k), got, at + ": key " + k);
+      }
+    }
+    checkNoLeak(pool, t, at);
+    checkShapes(pool, t, at);
+    // the table keeps working
+    for (long k = 1; k <= 3; k++) {
+      long key = -k * 0x9E3779B97F4A7C15L;
+      t.put(key, k);
+      if (t.get(key, -1) != k) {
+        throw new AssertionError(at + ": table does not work after recovery");
+      }
+      t.remove(key);
+    }
+  }
+
+  static void checkNoLeak(Pool pool, DashEhTable t, String at) {
+    MemorySegment m = pool.memory();
+    Set<Long> reachable = new TreeSet<>();
+    reachable.add(t.header);
+    reachable.add((long) LONG.get(m, t.header + HDR_DIRECTORY));
+    for (long seg : t.segmentOffsets()) {
+      reachable.add(seg);
+    }
+    Set<Long> owned = new TreeSet<>();
+    pool.allocator().forEachOwned((off, size) -> owned.add(off));
+    assertEquals(reachable, owned, at + ": owned blocks are exactly the reachable ones");
+  }
+
+  /** Every directory entry reaches a covering segment; depths never exceed the global depth. */
+  static void checkShapes(Pool pool, DashEhTable t, String at) {
+    MemorySegment m = pool.memory();
+    long dir = (long) LONG.get(m, t.header + HDR_DIRECTORY);
+    int g = (int) INT.get(m, dir + DIR_DEPTH);
+    for (long seg : t.segmentOffsets()) {
+      long shape = DashSegment.shapeAcquire(m, seg);
+      assertEquals(NORMAL, stateOf(shape), at + ": segment state after recovery");
+      assertTrue(depthOf(shape) <= g, at + ": local depth " + depthOf(shape) + " > global " + g);
+      assertEquals(t.globalVersion, (long) LONG.get(m, seg + SEG_VERSION), at + ": version");
+      long first = patternOf(shape) << (g - depthOf(shape));
+      assertEquals(seg, (long) LONG.get(m, dir + DIR_ENTRIES + 8 * first), at + ": directory entry names its segment");
+    }
+  }
+
+  // ------------------------------------------------------------------ key helpers
+
+  private static long[] keysFor(int y, int n, long start) {
+    long[] out = new long[n];
+    int i = 0;
+    for (long k = start; i < n; k++) {
+      if (DashSegment.bucketIndex(Hashing.hash(k)) == y) {
+        out[i++] = k;
+      }
+    }
+    return out;
+  }
+
+  /** Index of the first key of the seeded sequence whose insert makes split number {@code nth} (1-based) happen, with or without doubling. */
+  private static int splitIndex(long seed, long capacity, int nth, boolean doubling) {
+    try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), 2, capacity)) {
+      SplittableRandom r = new SplittableRandom(seed);
+      int found = 0;
+      assertEquals(0, t.merges.get());
+      for (int i = 0; ; i++) {
+        long splits = t.splits.get();
+        long doublings = t.doublings.get();
+        t.put(r.nextLong(), i);
+        if (t.splits.get() > splits && (t.doublings.get() > doublings) == doubling && ++found == nth) {
+          return i;
+        }
+      }
+    }
+  }
+
+  private static List<Op> seeded(long seed, int n) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<Op> ops = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ops.add(Op.put(r.nextLong(), i));
+    }
+    return ops;
+  }
+
+  // ------------------------------------------------------------------ tests
+
+  @Test
+  void insertUpdateDeleteAndCrashDuringRecovery() {
+    List<Op> setup = List.of(Op.put(100, 1), Op.put(200, 2), Op.put(300, 3));
+    List<Op> work = List.of(
+        Op.put(1, 10), Op.put(2, 20), Op.put(200, 22), Op.remove(100), new Op(Kind.PUT_IF_ABSENT, 3, 30),
+        new Op(Kind.REPLACE, 300, 33), Op.remove(2), Op.put(2, 21));
+    CrashHarness.Report r = crash("insert-update-delete", 0, setup, work, true);
+    assertTrue(r.crashPoints() >= 13, r.summary());
+    assertTrue(r.recoveryCrashPoints() > 0, r.summary());
+  }
+
+  @Test
+  void displacement() {
+    List<Op> setup = new ArrayList<>();
+    for (long k : keysFor(11, 14, 1)) {
+      setup.add(Op.put(k, k));
+    }
+    long[] of10 = keysFor(10, 22, 1);
+    for (int i = 0; i < 21; i++) {
+      setup.add(Op.put(of10[i], i));
+    }
+    List<Op> work = List.of(Op.put(of10[21], 77), Op.remove(of10[3]));
+    CrashHarness.Report r = crash("displacement", 0, setup, work, true);
+    assertTrue(r.crashPoints() >= 6, r.summary());
+  }
+
+  @Test
+  void stashInsertAndDeleteWithOverflowMetadata() {
+    long[] of20 = keysFor(20, 40, 1);
+    List<Op> setup = new ArrayList<>();
+    for (int i = 0; i < 28; i++) {
+      setup.add(Op.put(of20[i], i));
+    }
+    List<Op> work = new ArrayList<>();
+    for (int i = 28; i < 38; i++) {
+      work.add(Op.put(of20[i], i));
+    }
+    work.add(Op.remove(of20[36]));
+    work.add(Op.remove(of20[29]));
+    work.add(Op.put(of20[30], -30));
+    crash("stash", 0, setup, work, true);
+  }
+
+  @Test
+  void splitWithDirectoryDoubling() {
+    long seed = 0x5B117L;
+    int at = splitIndex(seed, 0, 1, true);
+    List<Op> all = seeded(seed, at + 3);
+    List<Op> work = new ArrayList<>(all.subList(at, at + 3));
+    work.add(Op.remove(all.get(5).key()));
+    CrashHarness.Report r = crash("split+doubling", 0, all.subList(0, at), work, true);
+    assertTrue(r.crashPoints() >= 12, r.summary());
+  }
+
+  /** The removes of the first {@code n} keys that make merge number 1 happen, after growth to the first split. */
+  private static int[] mergeIndexes(long seed) {
+    try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), 2, 0)) {
+      SplittableRandom r = new SplittableRandom(seed);
+      List<Long> keys = new ArrayList<>();
+      int at = 0;
+      for (; t.splits.get() == 0; at++) {
+        long k = r.nextLong();
+        keys.add(k);
+        t.put(k, at);
+      }
+      for (int i = 0; ; i++) {
+        t.remove(keys.get(i));
+        if (t.merges.get() > 0) {
+          return new int[] {at, i};
+        }
+      }
+    }
+  }
+
+  @Test
+  void mergeAndHalving() {
+    long seed = 0x3E26EL;
+    int[] ix = mergeIndexes(seed);
+    List<Op> inserts = seeded(seed, ix[0]);
+    List<Op> setup = new ArrayList<>(inserts);
+    for (int i = 0; i < ix[1]; i++) {
+      setup.add(Op.remove(inserts.get(i).key()));
+    }
+    List<Op> work = List.of(Op.remove(inserts.get(ix[1]).key()), Op.put(7, 7), Op.remove(inserts.get(ix[1] + 1).key()));
+    CrashHarness.Report r = crash("merge+halving", 0, setup, work, true, true);
+    assertTrue(r.crashPoints() >= 12, r.summary());
+  }
+
+  @Test
+  void splitWithoutDoubling() {
+    long seed = 0x5B118L;
+    int at = splitIndex(seed, 0, 1, false);
+    List<Op> all = seeded(seed, at + 2);
+    List<Op> work = new ArrayList<>(all.subList(at, at + 2));
+    work.add(Op.remove(all.get(7).key()));
+    crash("split", 0, all.subList(0, at), work, false);
+  }
+}
