@@ -117,6 +117,15 @@ public final class PmHash {
   private static LongHashTable buildOrClose(Pool pool, Builder builder) throws IOException {
     try {
       return builder.build();
+    } catch (java.io.UncheckedIOException e) {
+      // A provider reports a bad table (e.g. CorruptPoolException) wrapped; callers get the cause.
+      IOException cause = e.getCause();
+      try {
+        pool.close();
+      } catch (IOException suppressed) {
+        cause.addSuppressed(suppressed);
+      }
+      throw cause;
     } catch (RuntimeException | Error e) {
       try {
         pool.close();

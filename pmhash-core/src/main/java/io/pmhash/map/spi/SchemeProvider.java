@@ -46,7 +46,10 @@ public interface SchemeProvider {
 
   /**
    * Opens the table of an existing pool: validates what the header and roots say, and recovers
-   * after a crash ({@link Pool#lastShutdownClean()}).
+   * after a crash ({@link Pool#lastShutdownClean()}). A table that fails validation is reported
+   * as an {@link java.io.UncheckedIOException} wrapping a {@link io.pmhash.core.PoolException}
+   * (usually {@link io.pmhash.core.CorruptPoolException}); {@link io.pmhash.map.PmHash#open}
+   * closes the pool and throws the wrapped exception.
    *
    * @param pool the opened pool, its header naming this scheme
    * @param options the options it was opened with
