@@ -331,7 +331,7 @@ public final class CcehTable implements LongHashTable {
               return false;
             }
             segments.update(m, seg, slot, value);
-            return op == PUT;
+            return op != PUT;
           }
           if (op == REPLACE || op == REPLACE_IF) {
             return false;
