@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
  * <p>Here a repeated insert is an update: 65 inserts of one key, alone or in a full window, never
  * split and leave one record with the last value.
  *
- * <p>Checked to fail with the defect: making {@code CcehTable.write} look for a free slot before
- * looking for the key makes both tests fail (a split, then duplicates).
+ * <p>Checked to fail with the defect: making {@code CcehTable.write} take a free slot for a put
+ * without looking for the key first makes {@code sixtyFiveInsertsOfOneKeyAreOneRecord} fail
+ * (16 records of one key, then a split once the window is full).
  */
 class CcehSameKey65InsertsTest {
   @Test

@@ -25,9 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * a slot left half-written by an interrupted insert, or half-cleared by an interrupted delete, is
  * free again.
  *
- * <p>Checked to fail with the defect: making {@code CcehSegment.freeSlot} treat a slot whose key
- * word is not 0 as taken (the sentinel reading of a slot) makes the refill split ("the window
- * refills without a split").
+ * <p>Checked to fail with the defect: making {@code CcehSegment.insert} store and persist a
+ * sentinel key (-2) in the slot before the pair, and {@code CcehSegment.freeSlot} skip slots
+ * holding it (the published protocol), makes images at the sentinel's drain fail with "the window
+ * refills without a split (14 used)".
  */
 class CcehSentinelSlotReuseTest {
   @TempDir Path dir;

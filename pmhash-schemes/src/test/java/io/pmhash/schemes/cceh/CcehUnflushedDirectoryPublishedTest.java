@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * persisted" is the same ordering, checked by the same images.
  *
  * <p>Checked to fail with the defect: removing the flush of the new directory in {@code
- * CcehSplit.doubleDirectory} makes the DRAINED images after the publishing step fail with
- * "directory entry 0 of 2 is empty".
+ * CcehSplit.doubleDirectory} makes DRAINED, EACH_LINE and RANDOM images at the publishing step's last drains fail with
+ * "directory entry 0 of 1 is empty" (the unflushed directory reads as zeros, depth 0).
  */
 class CcehUnflushedDirectoryPublishedTest {
   @TempDir Path dir;
