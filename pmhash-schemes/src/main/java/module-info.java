@@ -10,5 +10,6 @@ module io.pmhash.schemes {
   exports io.pmhash.schemes.dash;
 
   provides io.pmhash.map.spi.SchemeProvider with
+      io.pmhash.schemes.cceh.CcehProvider,
       io.pmhash.schemes.dash.DashEhProvider;
 }

@@ -1,0 +1,54 @@
+package io.pmhash.schemes.cceh;
+
+import io.pmhash.core.Pool;
+import io.pmhash.map.LongHashTable;
+import io.pmhash.map.TableOptions;
+import io.pmhash.map.spi.SchemeProvider;
+import java.util.Map;
+
+/**
+ * The {@code cceh} scheme for {@link io.pmhash.map.PmHash}. No parameters: the geometry is the
+ * one Dash evaluated (§6.2), fixed by {@link CcehLayout}; {@link TableOptions#initialCapacity()}
+ * sizes the first directory.
+ */
+public final class CcehProvider implements SchemeProvider {
+  /** The scheme name in pool headers. */
+  public static final String NAME = "cceh";
+
+  /** For {@link java.util.ServiceLoader}. */
+  public CcehProvider() {}
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int layoutVersion() {
+    return CcehLayout.LAYOUT_VERSION;
+  }
+
+  @Override
+  public Map<String, Long> defaultParams() {
+    return Map.of();
+  }
+
+  @Override
+  public long[] headerParams(TableOptions options) {
+    for (String p : options.params().keySet()) {
+      throw new IllegalArgumentException("cceh has no parameter '" + p + "'; it takes none (16 KB segments, 64-byte buckets, 4 probed cache lines)");
+    }
+    return new long[0];
+  }
+
+  @Override
+  public LongHashTable create(Pool pool, TableOptions options) {
+    headerParams(options);
+    return CcehTable.create(pool, options.initialCapacity());
+  }
+
+  @Override
+  public LongHashTable open(Pool pool, TableOptions options) {
+    return CcehTable.open(pool);
+  }
+}

@@ -1,0 +1,167 @@
+package io.pmhash.schemes.cceh;
+
+import static io.pmhash.schemes.cceh.CcehLayout.*;
+
+import io.pmhash.core.Persistence;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The hot path over one segment (CCEH §3.3): the reader-writer lock, the 16-slot probe window and
+ * the record operations. A flyweight: stateless apart from the pool's {@link Persistence}; every
+ * method takes the mapping and the segment's offset.
+ *
+ * <h2>Locking (CCEH §4; Dash §6.1)</h2>
+ *
+ * One reader-writer lock per segment, in the segment header: readers CAS the reader count up
+ * and down (so a search writes the lock's cache line, which is what makes CCEH's reads scale
+ * worse than Dash's optimistic ones, Dash §6.3); a writer CASes the writer bit in once the
+ * readers are gone. A waiting writer sets {@link CcehLayout#WRITER_WAITING} so new readers hold
+ * back and writers are not starved. The lock word is never flushed; recovery resets it.
+ *
+ * <h2>Persist order</h2>
+ *
+ * <ul>
+ *   <li>insert: key and value written to a free slot, the slot's line flushed, drain; then the
+ *       slot's valid bit set (release), the bitmap line flushed, drain. 2 drains, 2 lines.
+ *   <li>update: the value replaced with one 8-byte release store, flushed, drain. 1 drain.
+ *   <li>delete: the valid bit cleared (release), flushed, drain. 1 drain.
+ * </ul>
+ */
+final class CcehSegment {
+  private final Persistence p;
+
+  CcehSegment(Persistence p) {
+    this.p = p;
+  }
+
+  // ---------------------------------------------------------------- lock
+
+  static void readLock(MemorySegment m, long seg) {
+    long off = seg + SEG_LOCK;
+    for (;;) {
+      long w = (long) LONG.getVolatile(m, off);
+      if ((w & (WRITER | WRITER_WAITING)) == 0 && LONG.compareAndSet(m, off, w, w + 1)) {
+        return;
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  static void readUnlock(MemorySegment m, long seg) {
+    long unused = (long) LONG.getAndAdd(m, seg + SEG_LOCK, -1L);
+  }
+
+  static void writeLock(MemorySegment m, long seg) {
+    long off = seg + SEG_LOCK;
+    for (;;) {
+      long w = (long) LONG.getVolatile(m, off);
+      if ((w & ~WRITER_WAITING) == 0) {
+        if (LONG.compareAndSet(m, off, w, WRITER)) {
+          return;
+        }
+      } else if ((w & WRITER_WAITING) == 0) {
+        LONG.compareAndSet(m, off, w, w | WRITER_WAITING);
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  static void writeUnlock(MemorySegment m, long seg) {
+    // a writer that waits re-sets its flag; clearing it here is harmless
+    LONG.setRelease(m, seg + SEG_LOCK, 0L);
+  }
+
+  static long shapeAcquire(MemorySegment m, long seg) {
+    return (long) LONG.getAcquire(m, seg + SEG_SHAPE);
+  }
+
+  // ---------------------------------------------------------------- bitmap
+
+  static long bitmapWord(MemorySegment m, long seg, int w) {
+    return (long) LONG.getAcquire(m, seg + SEG_BITMAP + 8L * w);
+  }
+
+  /** The valid bits of the 16-slot window from {@code start} (a multiple of 4), bit i = slot start + i. */
+  static int window(MemorySegment m, long seg, int start) {
+    int w = start >>> 6;
+    int o = start & 63;
+    long bits = bitmapWord(m, seg, w) >>> o;
+    if (o > 64 - PROBE_SLOTS) {
+      bits |= bitmapWord(m, seg, (w + 1) & (BITMAP_WORDS - 1)) << (64 - o);
+    }
+    return (int) bits & ((1 << PROBE_SLOTS) - 1);
+  }
+
+  static boolean valid(MemorySegment m, long seg, int slot) {
+    return (bitmapWord(m, seg, slot >>> 6) & (1L << slot)) != 0;
+  }
+
+  static long key(MemorySegment m, long seg, int slot) {
+    return (long) LONG.get(m, slotOffset(seg, slot) + PAIR_KEY);
+  }
+
+  static long value(MemorySegment m, long seg, int slot) {
+    return (long) LONG.get(m, slotOffset(seg, slot) + PAIR_VALUE);
+  }
+
+  /** @return the slot of {@code key} in the window from {@code start}, or -1 */
+  static int find(MemorySegment m, long seg, int start, long key) {
+    for (int win = window(m, seg, start); win != 0; win &= win - 1) {
+      int slot = (start + Integer.numberOfTrailingZeros(win)) & (SLOTS - 1);
+      if (key(m, seg, slot) == key) {
+        return slot;
+      }
+    }
+    return -1;
+  }
+
+  /** @return the first free slot of the window from {@code start}, or -1 (the caller holds the write lock) */
+  static int freeSlot(MemorySegment m, long seg, int start) {
+    int free = ~window(m, seg, start) & ((1 << PROBE_SLOTS) - 1);
+    return free == 0 ? -1 : (start + Integer.numberOfTrailingZeros(free)) & (SLOTS - 1);
+  }
+
+  // ---------------------------------------------------------------- writes (write lock held)
+
+  /** Writes a record into a free slot and publishes it: 2 drains. */
+  void insert(MemorySegment m, long seg, int slot, long key, long value) {
+    long pair = slotOffset(seg, slot);
+    LONG.set(m, pair + PAIR_KEY, key);
+    LONG.set(m, pair + PAIR_VALUE, value);
+    p.flush(pair, PAIR_BYTES);
+    // PERSIST(CCEH §3.3 insert, commit after data): the pair is durable before the valid bit that makes it part of the table
+    p.drain();
+    long w = seg + SEG_BITMAP + 8L * (slot >>> 6);
+    LONG.setRelease(m, w, (long) LONG.get(m, w) | 1L << slot);
+    p.flush(w, 8);
+    // PERSIST(CCEH §3.3 insert, commit): the valid bit is durable before put returns
+    p.drain();
+  }
+
+  /** Replaces a record's value in place: one 8-byte atomic store, 1 drain. */
+  void update(MemorySegment m, long seg, int slot, long value) {
+    long v = slotOffset(seg, slot) + PAIR_VALUE;
+    LONG.setRelease(m, v, value);
+    p.flush(v, 8);
+    // PERSIST(update): the new value (one atomic word) is durable before the update returns
+    p.drain();
+  }
+
+  /** Clears a record's valid bit: 1 drain; the slot is free at once. */
+  void delete(MemorySegment m, long seg, int slot) {
+    long w = seg + SEG_BITMAP + 8L * (slot >>> 6);
+    LONG.setRelease(m, w, (long) LONG.get(m, w) & ~(1L << slot));
+    p.flush(w, 8);
+    // PERSIST(delete, commit): the cleared valid bit is durable before remove returns
+    p.drain();
+  }
+
+  /** @return the records of a segment (a popcount of its bitmap) */
+  static long count(MemorySegment m, long seg) {
+    long n = 0;
+    for (int w = 0; w < BITMAP_WORDS; w++) {
+      n += Long.bitCount(bitmapWord(m, seg, w));
+    }
+    return n;
+  }
+}
