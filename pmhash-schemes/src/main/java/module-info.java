@@ -1,12 +1,13 @@
 /**
- * The persistent hashing schemes of the papers pmhash implements, one package per paper. Each
- * registers a {@link io.pmhash.map.spi.SchemeProvider} (here and in {@code
- * META-INF/services}, so the class path works too).
+ * The persistent hashing schemes of the papers pmhash implements, one package per paper
+ * ({@code dash}, {@code cceh}, and those still to come: {@code level}, {@code group}, {@code
+ * esh}, {@code nvlh}). Each registers a {@link io.pmhash.map.spi.SchemeProvider} (here and in
+ * {@code META-INF/services}, so the class path works too) and documents its layout in {@code
+ * docs/format/<scheme>.md}; {@link io.pmhash.map.PmHash#schemes()} lists what a build provides.
  */
 module io.pmhash.schemes {
   requires transitive io.pmhash.core;
 
-  exports io.pmhash.schemes;
   exports io.pmhash.schemes.dash;
 
   provides io.pmhash.map.spi.SchemeProvider with
