@@ -7,4 +7,7 @@ module io.pmhash.schemes {
   requires transitive io.pmhash.core;
 
   exports io.pmhash.schemes;
+
+  provides io.pmhash.map.spi.SchemeProvider with
+      io.pmhash.schemes.level.LevelProvider;
 }
