@@ -54,6 +54,24 @@ final class LevelBucket {
     return -1;
   }
 
+  /**
+   * Branch-free probe: compares the key of every slot, published or not, and masks the result
+   * with the token word. Every load is independent of the others and of any branch, so the two
+   * cache lines of this bucket (and of the other buckets a lookup probes) are fetched in
+   * parallel instead of one miss after another.
+   *
+   * @return bit {@code s} set when published slot {@code s} holds {@code key}
+   */
+  static long matches(MemorySegment m, long bucket, long key) {
+    long tok = tokenAcquire(m, bucket);
+    long base = slotOffset(bucket, 0);
+    long x = 0;
+    for (int s = 0; s < LevelLayout.SLOTS; s++) {
+      x |= ((long) LONG.get(m, base + PAIR_BYTES * s) == key ? 1L : 0L) << s;
+    }
+    return x & tok;
+  }
+
   /** @return the lowest free slot, or -1 when the bucket is full */
   static int freeSlot(MemorySegment m, long bucket) {
     long free = ~tokenAcquire(m, bucket) & ALL_SLOTS;

@@ -243,29 +243,26 @@ public final class LevelTable implements LongHashTable {
   static long find(MemorySegment m, Levels l, long key, long h1, long h2) {
     long t1 = topIndex(h1, l.k);
     long t2 = topIndex(h2, l.k);
-    long b = bucket(l.top, t1);
-    int s = LevelBucket.find(m, b, key);
-    if (s >= 0) {
-      return b | s;
+    long a = bucket(l.top, t1);
+    long b = bucket(l.top, t2);
+    long c = bucket(l.bottom, t1 >>> 1);
+    long d = bucket(l.bottom, t2 >>> 1);
+    // all four buckets are probed before any branch on what they hold: eight independent lines
+    long ma = LevelBucket.matches(m, a, key);
+    long mb = LevelBucket.matches(m, b, key);
+    long mc = LevelBucket.matches(m, c, key);
+    long md = LevelBucket.matches(m, d, key);
+    if (ma != 0) {
+      return a | Long.numberOfTrailingZeros(ma);
     }
-    if (t2 != t1) {
-      b = bucket(l.top, t2);
-      s = LevelBucket.find(m, b, key);
-      if (s >= 0) {
-        return b | s;
-      }
+    if (mb != 0) {
+      return b | Long.numberOfTrailingZeros(mb);
     }
-    b = bucket(l.bottom, t1 >>> 1);
-    s = LevelBucket.find(m, b, key);
-    if (s >= 0) {
-      return b | s;
+    if (mc != 0) {
+      return c | Long.numberOfTrailingZeros(mc);
     }
-    if (t2 >>> 1 != t1 >>> 1) {
-      b = bucket(l.bottom, t2 >>> 1);
-      s = LevelBucket.find(m, b, key);
-      if (s >= 0) {
-        return b | s;
-      }
+    if (md != 0) {
+      return d | Long.numberOfTrailingZeros(md);
     }
     return -1;
   }
