@@ -56,7 +56,8 @@ public final class LevelTable implements LongHashTable {
   /** Lock stripes (a power of two). */
   static final int STRIPES = 1024;
   private static final int STRIPE_MASK = STRIPES - 1;
-  /** Per-stripe record counters are spaced one cache line apart. */
+  /** Record counter cells (a power of two), each in its own cache line. */
+  private static final int COUNT_CELLS = 64;
   private static final int COUNT_STRIDE = 8;
   /** Seed of the second hash function. */
   static final long SEED2 = 0x5bd1e9955bd1e995L;
@@ -72,7 +73,7 @@ public final class LevelTable implements LongHashTable {
   final long header;
   volatile Levels levels;
   private final int[] locks = new int[STRIPES];
-  private final long[] counts = new long[STRIPES * COUNT_STRIDE];
+  private final long[] counts = new long[COUNT_CELLS * COUNT_STRIDE];
   final AtomicLong resizes = new AtomicLong();
   final AtomicLong shrinks = new AtomicLong();
   final AtomicLong moves = new AtomicLong();
@@ -224,9 +225,10 @@ public final class LevelTable implements LongHashTable {
     }
   }
 
-  private void addCount(long h1, int k, long delta) {
-    int i = stripe(h1, k) * COUNT_STRIDE;
-    COUNT.setOpaque(counts, i, (long) COUNT.getOpaque(counts, i) + delta);
+  /** @return the cell's previous value */
+  private long addCount(long h1, int k, long delta) {
+    // cells are shared by stripes: an atomic add (uncontended, one locked instruction)
+    return (long) COUNT.getAndAdd(counts, (stripe(h1, k) & (COUNT_CELLS - 1)) * COUNT_STRIDE, delta);
   }
 
   // ------------------------------------------------------------------ probing
@@ -247,17 +249,17 @@ public final class LevelTable implements LongHashTable {
     long b = bucket(l.top, t2);
     long c = bucket(l.bottom, t1 >>> 1);
     long d = bucket(l.bottom, t2 >>> 1);
-    // all four buckets are probed before any branch on what they hold: eight independent lines
+    // both top buckets are probed before any branch on what they hold: four independent lines
     long ma = LevelBucket.matches(m, a, key);
     long mb = LevelBucket.matches(m, b, key);
-    long mc = LevelBucket.matches(m, c, key);
-    long md = LevelBucket.matches(m, d, key);
     if (ma != 0) {
       return a | Long.numberOfTrailingZeros(ma);
     }
     if (mb != 0) {
       return b | Long.numberOfTrailingZeros(mb);
     }
+    long mc = LevelBucket.matches(m, c, key);
+    long md = LevelBucket.matches(m, d, key);
     if (mc != 0) {
       return c | Long.numberOfTrailingZeros(mc);
     }
