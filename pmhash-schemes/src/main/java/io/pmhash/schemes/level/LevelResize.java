@@ -45,11 +45,13 @@ import java.util.Arrays;
  * <h2>Shrink: k to k - 1</h2>
  *
  * The old bottom level becomes the new top level; a new bottom level of {@code 2^(k-2)} buckets
- * is reserved; every record of the old top level moves to one of its two buckets in the old
- * bottom level (a log-free insert: a legal duplicate in the old structure until the publication)
- * or else to the new bottom level (unpublished memory). If a record fits nowhere, the copies are
- * deleted and the shrink is abandoned. Then the new bottom level is persisted and one
- * publication sets top, bottom and k and frees the old top level: all or nothing.
+ * is reserved; every record of the old top level is copied to a free slot of one of its two
+ * buckets in the old bottom level (flushed, its token not yet set) or else to the new bottom level
+ * (unpublished memory). If a record fits nowhere, the shrink is abandoned before any token
+ * changed. Then one drain makes every copied pair durable, the copies' token bits are set bucket
+ * by bucket and a second drain publishes them (each a legal duplicate in the old structure until
+ * the publication), the new bottom level is persisted, and one publication sets top, bottom and
+ * k and frees the old top level: all or nothing.
  */
 final class LevelResize {
   private LevelResize() {}
@@ -138,8 +140,9 @@ final class LevelResize {
       MemorySegment m = pool.memory();
       long bottom2 = res.offset();
       m.asSlice(bottom2, bottomBytes(k2)).fill((byte) 0);
-      long[] copies = new long[16];
-      int n = 0;
+      // the old bottom level is the new top level: index topIndex(h, k - 1). Copies into it are
+      // claimed in DRAM (pending) and published in one batch once every copied pair is durable.
+      long[] pending = new long[Math.toIntExact(1L << k2)];
       long buckets = 1L << k;
       for (long i = 0; i < buckets; i++) {
         long b = bucket(l.top(), i);
@@ -151,23 +154,28 @@ final class LevelResize {
           long value = LevelBucket.value(m, b, s);
           long h1 = LevelTable.hash1(key);
           long h2 = LevelTable.hash2(key);
-          // the old bottom level is the new top level: index topIndex(h, k - 1)
-          long live = placeLive(m, p, bucket(l.bottom(), topIndex(h1, k2)), bucket(l.bottom(), topIndex(h2, k2)), key, value);
-          if (live >= 0) {
-            if (n == copies.length) {
-              copies = Arrays.copyOf(copies, 2 * n);
-            }
-            copies[n++] = live;
+          if (claim(m, p, l.bottom(), pending, topIndex(h1, k2), topIndex(h2, k2), key, value)) {
             continue;
           }
           if (!placePlain(m, bucket(bottom2, topIndex(h1, k2) >>> 1), bucket(bottom2, topIndex(h2, k2) >>> 1), key, value)) {
-            // no room: abandon, leaving the old structure as it was
-            undo(m, p, copies, n);
+            // no room: abandon before any token changed; the claimed slots were never published
             pool.allocator().cancel(res);
             return;
           }
         }
       }
+      // PERSIST(shrink step 2a): every copied pair is durable before a token names it.
+      p.drain();
+      for (int j = 0; j < pending.length; j++) {
+        if (pending[j] != 0) {
+          long b = bucket(l.bottom(), j);
+          LevelBucket.setTokenRelease(m, b, LevelBucket.tokenAcquire(m, b) | pending[j]);
+          p.flush(b + TOKEN, 8);
+        }
+      }
+      // PERSIST(shrink step 2b): the copies are published in the old bottom level, where each is
+      // a legal duplicate of its original until the publication below (recovery removes it).
+      p.drain();
       // PERSIST(shrink step 3): the new bottom level is durable before anything names it.
       p.persist(bottom2, bottomBytes(k2));
       // shrink step 4: one atomic step; the published shrink was not atomic.
@@ -201,6 +209,31 @@ final class LevelResize {
     LONG.set(m, pair, key);
     LONG.set(m, pair + LevelLayout.PAIR_VALUE, value);
     LONG.set(m, b + TOKEN, tok | 1L << s);
+    return true;
+  }
+
+  /**
+   * Copies a record into a free, unclaimed slot of the less loaded of two live buckets of {@code
+   * level}, flushes the pair (no drain) and claims the slot in {@code pending}; the token is set
+   * later, in a batch.
+   */
+  private static boolean claim(MemorySegment m, Persistence p, long level, long[] pending, long i1, long i2, long key, long value) {
+    long b1 = bucket(level, i1);
+    long b2 = bucket(level, i2);
+    long used1 = LevelBucket.tokenAcquire(m, b1) | pending[(int) i1];
+    long used2 = LevelBucket.tokenAcquire(m, b2) | pending[(int) i2];
+    boolean first = Long.bitCount(used1) <= Long.bitCount(used2);
+    long used = first ? used1 : used2;
+    if (Long.bitCount(used) >= SLOTS) {
+      return false;
+    }
+    long b = first ? b1 : b2;
+    int s = Long.numberOfTrailingZeros(~used);
+    long pair = slotOffset(b, s);
+    LONG.set(m, pair, key);
+    LONG.set(m, pair + LevelLayout.PAIR_VALUE, value);
+    p.flush(pair, LevelLayout.PAIR_BYTES);
+    pending[(int) (first ? i1 : i2)] |= 1L << s;
     return true;
   }
 

@@ -100,7 +100,11 @@ class LevelCrashTest {
     crash(dir, "shrink", 0, setup, work, true);
   }
 
-  /** Fills {@code setup} with inserts up to k = 4 and removes up to the one that shrinks; returns that remove and one more op. */
+  /**
+   * Fills {@code setup} with inserts up to k = 4 and removes, newest first, up to the one that
+   * shrinks; returns that remove and one more op. Checks the shrink moves several records of the
+   * top level into the old bottom level.
+   */
   static List<Op> shrinkWorkload(List<Op> setup) {
     LevelTable t = dryRun(0, List.of(), List.of());
     int n = 0;
@@ -109,9 +113,11 @@ class LevelCrashTest {
       setup.add(Op.put(key(n), n));
       n++;
     }
-    for (int i = 0; i < n; i++) {
+    // newest first: the oldest records, which filled the top level, are left for the shrink to move
+    for (int i = n - 1; i >= 0; i--) {
       t.remove(key(i));
       if (t.shrinks.get() > 0) {
+        assertTrue(t.size() > 5, "the shrink moves several records");
         return List.of(Op.remove(key(i)), Op.put(key(n), n));
       }
       setup.add(Op.remove(key(i)));
