@@ -102,6 +102,8 @@ public final class LevelLayout {
   public static final int PROBED_BUCKETS = 4;
 
   /**
+   * The offset of a slot.
+   *
    * @param bucket a bucket offset
    * @param slot 0..6
    * @return the pool offset of the slot's key
@@ -111,6 +113,8 @@ public final class LevelLayout {
   }
 
   /**
+   * The top bucket of a hash at level {@code k}.
+   *
    * @param h a hash
    * @param k log2 of the top level's bucket count, 1..62
    * @return the top bucket index: the top {@code k} bits of {@code h}
@@ -120,6 +124,8 @@ public final class LevelLayout {
   }
 
   /**
+   * The size of a top level.
+   *
    * @param k log2 of the top level's bucket count
    * @return bytes of the top level
    */
@@ -128,6 +134,8 @@ public final class LevelLayout {
   }
 
   /**
+   * The size of a bottom level.
+   *
    * @param k log2 of the top level's bucket count
    * @return bytes of the bottom level
    */
@@ -136,6 +144,8 @@ public final class LevelLayout {
   }
 
   /**
+   * The record slots of a table.
+   *
    * @param k log2 of the top level's bucket count
    * @return record slots of both levels
    */

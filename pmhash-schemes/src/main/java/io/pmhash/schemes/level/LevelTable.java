@@ -519,7 +519,11 @@ public final class LevelTable implements LongHashTable {
     }
   }
 
-  /** @return log2 of the top level's bucket count */
+  /**
+   * The current size of the levels.
+   *
+   * @return log2 of the top level's bucket count
+   */
   public int k() {
     return levels.k;
   }
