@@ -1,6 +1,6 @@
 /**
  * The persistent hashing schemes of the papers pmhash implements, one package per paper
- * ({@code dash}, {@code cceh}, and those still to come: {@code level}, {@code group}, {@code
+ * ({@code dash}, {@code cceh}, {@code level}, and those still to come: {@code group}, {@code
  * esh}, {@code nvlh}). Each registers a {@link io.pmhash.map.spi.SchemeProvider} (here and in
  * {@code META-INF/services}, so the class path works too) and documents its layout in {@code
  * docs/format/<scheme>.md}; {@link io.pmhash.map.PmHash#schemes()} lists what a build provides.
@@ -12,5 +12,6 @@ module io.pmhash.schemes {
 
   provides io.pmhash.map.spi.SchemeProvider with
       io.pmhash.schemes.cceh.CcehProvider,
-      io.pmhash.schemes.dash.DashEhProvider;
+      io.pmhash.schemes.dash.DashEhProvider,
+      io.pmhash.schemes.level.LevelProvider;
 }

@@ -1,0 +1,54 @@
+package io.pmhash.schemes.level;
+
+import io.pmhash.core.Pool;
+import io.pmhash.map.LongHashTable;
+import io.pmhash.map.TableOptions;
+import io.pmhash.map.spi.SchemeProvider;
+import java.util.Map;
+
+/**
+ * The {@code level} scheme for {@link io.pmhash.map.PmHash}. No parameters: the geometry is the
+ * one Dash evaluated (§6.1: 128-byte buckets), fixed by {@link LevelLayout}; {@link
+ * TableOptions#initialCapacity()} sizes the first levels.
+ */
+public final class LevelProvider implements SchemeProvider {
+  /** The scheme name in pool headers. */
+  public static final String NAME = "level";
+
+  /** For {@link java.util.ServiceLoader}. */
+  public LevelProvider() {}
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public int layoutVersion() {
+    return LevelLayout.LAYOUT_VERSION;
+  }
+
+  @Override
+  public Map<String, Long> defaultParams() {
+    return Map.of();
+  }
+
+  @Override
+  public long[] headerParams(TableOptions options) {
+    for (String p : options.params().keySet()) {
+      throw new IllegalArgumentException("level has no parameter '" + p + "'; it takes none (128-byte buckets of 7 slots, two levels)");
+    }
+    return new long[0];
+  }
+
+  @Override
+  public LongHashTable create(Pool pool, TableOptions options) {
+    headerParams(options);
+    return LevelTable.create(pool, options.initialCapacity());
+  }
+
+  @Override
+  public LongHashTable open(Pool pool, TableOptions options) {
+    return LevelTable.open(pool);
+  }
+}
