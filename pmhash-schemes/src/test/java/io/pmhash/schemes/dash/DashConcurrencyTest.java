@@ -47,7 +47,7 @@ class DashConcurrencyTest {
 
   @Test
   void disjointAndOverlappingRangesAcrossSplits() throws Exception {
-    long seed = System.nanoTime();
+    long seed = Long.getLong("pmhash.seed", 0xDA5EEDL); // fixed for reproducible CI; -Dpmhash.seed=N explores
     System.out.println("DashConcurrencyTest seed " + seed);
     try (LongHashTable t = PmHash.createVolatile(TableOptions.scheme("dash-eh"))) {
       List<Map<Long, Long>> models = new ArrayList<>();
