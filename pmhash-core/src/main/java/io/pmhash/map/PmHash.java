@@ -107,6 +107,13 @@ public final class PmHash {
   }
 
   private static PoolOptions poolOptions(SchemeProvider provider, TableOptions options) {
+    Map<String, Long> known = provider.defaultParams();
+    for (String name : options.params().keySet()) {
+      if (!known.containsKey(name)) {
+        throw new IllegalArgumentException("scheme '" + provider.name() + "' has no parameter '" + name
+            + "'; " + (known.isEmpty() ? "it takes none" : "its parameters and defaults: " + known));
+      }
+    }
     return options.poolOptions().withScheme(provider.name(), provider.layoutVersion(), provider.headerParams(options));
   }
 

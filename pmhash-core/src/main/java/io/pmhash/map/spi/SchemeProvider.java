@@ -26,8 +26,9 @@ public interface SchemeProvider {
   Map<String, Long> defaultParams();
 
   /**
-   * Validates the options' parameters and returns the values to record in the pool header (at
-   * most 8). Unknown parameter names and out-of-range values throw {@link
+   * Validates the options' parameter values and returns the values to record in the pool header
+   * (at most 8). {@link io.pmhash.map.PmHash} has already refused parameter names that {@link
+   * #defaultParams()} does not list; an out-of-range value throws {@link
    * IllegalArgumentException} naming the parameter, the range and the scheme.
    *
    * @param options the table options

@@ -42,11 +42,6 @@ public final class DashEhProvider implements SchemeProvider {
 
   @Override
   public long[] headerParams(TableOptions options) {
-    for (String p : options.params().keySet()) {
-      if (!p.equals(STASH_BUCKETS)) {
-        throw new IllegalArgumentException("dash-eh has no parameter '" + p + "'; it takes " + defaultParams().keySet());
-      }
-    }
     long stash = options.param(STASH_BUCKETS, DEFAULT_STASH_BUCKETS);
     if (stash < DashLayout.MIN_STASH || stash > DashLayout.MAX_STASH) {
       throw new IllegalArgumentException("dash-eh parameter stashBuckets must be 2..4, got " + stash);

@@ -2,6 +2,7 @@ package io.pmhash.schemes.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -232,6 +233,16 @@ public abstract class LongHashTableContract {
       runRandom(t, model, new SplittableRandom(22), 20_000, 10_000, "after the crash");
       checkInvariants(t);
     }
+  }
+
+  // ------------------------------------------------------------------ bad input
+
+  @Test
+  void unknownParameterIsRefusedByName() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PmHash.createVolatile(options().withParam("noSuchParameter", 1)).close());
+    assertTrue(e.getMessage().contains("'noSuchParameter'") && e.getMessage().contains(options().scheme()), e.getMessage());
+    assertFalse(Files.exists(dir.resolve("table.pool")));
   }
 
   // ------------------------------------------------------------------ iteration
