@@ -1,6 +1,7 @@
 package io.pmhash.schemes.process;
 
 import io.pmhash.core.Durability;
+import io.pmhash.core.PoolOptions;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
@@ -37,17 +38,23 @@ public final class CrashChild {
     long seed = Long.parseLong(args[4]);
     int keys = Integer.parseInt(args[5]);
     long firstOp = Long.parseLong(args[6]);
+    // Optional: halt at the n-th drain inside a structural change, writing fresh keys (so that
+    // splits, doublings and resizes keep coming) instead of random puts and removes.
+    long haltAt = args.length > 7 ? Long.parseLong(args[7]) : 0;
     PrintStream out = new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), true);
-    LongHashTable t = Files.exists(pool)
-        ? PmHash.open(pool, TableOptions.any().withDurability(durability))
-        : PmHash.create(pool, TableOptions.scheme(scheme).withDurability(durability));
+    TableOptions options = TableOptions.scheme(scheme).withDurability(durability);
+    if (haltAt > 0) {
+      options = options.withPoolOptions(PoolOptions.defaults().withDurability(Durability.PROCESS)
+          .withPersistence(() -> new HaltInStructuralChange(haltAt)));
+    }
+    LongHashTable t = Files.exists(pool) ? PmHash.open(pool, options) : PmHash.create(pool, options);
     SplittableRandom rnd = new SplittableRandom(seed);
     try (FileOutputStream file = new FileOutputStream(journal.toFile(), true);
         DataOutputStream log = new DataOutputStream(new BufferedOutputStream(file, 64))) {
       out.println("ready");
       for (long op = firstOp; ; op++) {
-        long key = rnd.nextInt(keys) * 0x9E3779B97F4A7C15L;
-        boolean put = rnd.nextInt(3) != 0;
+        long key = haltAt > 0 ? (op + 1) * 0xBF58476D1CE4E5B9L : rnd.nextInt(keys) * 0x9E3779B97F4A7C15L;
+        boolean put = haltAt > 0 || rnd.nextInt(3) != 0;
         long value = put ? rnd.nextLong() : 0;
         write(log, 1, op, put, key, value);
         if (put) {

@@ -37,6 +37,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * operation in flight applied all or nothing, no duplicate keys, size equal to a scan. Then the
  * next round restarts the child on the same pool. {@code -Dpmhash.kills=N} sets the rounds
  * per scheme and mode (default 6: the CI count; the long mode runs hundreds).
+ *
+ * <p>The second test stops the child at named points instead: at the n-th drain inside a
+ * structural change (a split, merge, doubling, halving or resize; {@link
+ * HaltInStructuralChange}), with {@link Runtime#halt}, which leaves the pool file exactly as
+ * SIGKILL at that instruction would. It prints which structural methods it stopped in.
  */
 class ProcessCrashTest {
   static final int KILLS = Integer.getInteger("pmhash.kills", 6);
@@ -79,29 +84,7 @@ class ProcessCrashTest {
       }
       Journal j = Journal.read(journal);
       String where = scheme + " " + mode + " round " + round + " (killed after op " + j.lastAcked + ")";
-      j.applyAcked(model);
-      try (LongHashTable t = PmHash.open(pool, TableOptions.any().withDurability(mode))) {
-        assertFalse(t.pool().lastShutdownClean(), where + ": the kill left the pool open");
-        Map<Long, Long> seen = new HashMap<>();
-        t.forEach((k, v) -> {
-          if (seen.put(k, v) != null) {
-            fail(where + ": key " + k + " appears twice");
-          }
-        });
-        assertEquals(seen.size(), t.size(), where + ": size equals a scan");
-        if (j.inFlight != null) {
-          // all or nothing: the table shows the state before the op or after it
-          Map<Long, Long> after = new HashMap<>(model);
-          j.inFlight.apply(after);
-          if (seen.equals(after)) {
-            model = after;
-          } else {
-            assertEquals(model, seen, where + ": neither before nor after the op in flight " + j.inFlight);
-          }
-        } else {
-          assertEquals(model, seen, where);
-        }
-      }
+      model = verify(pool, mode, j, model, where);
       // The child continues the journal after the last op the table shows.
       nextOp = j.lastOp + 1;
       j.rewriteWithout(journal);
@@ -109,7 +92,84 @@ class ProcessCrashTest {
     assertTrue(model.size() > 100, "the rounds wrote enough to check: " + model.size() + " keys");
   }
 
+
+  /**
+   * Reopens the pool and checks it against the journal: every acknowledged operation applied, the
+   * one in flight applied all or nothing, no key twice, size equal to a scan.
+   *
+   * @return the model including the in-flight operation if the table shows it
+   */
+  private static Map<Long, Long> verify(Path pool, Durability mode, Journal j, Map<Long, Long> model, String where) throws Exception {
+    j.applyAcked(model);
+    try (LongHashTable t = PmHash.open(pool, TableOptions.any().withDurability(mode))) {
+      assertFalse(t.pool().lastShutdownClean(), where + ": the crash left the pool open");
+      Map<Long, Long> seen = new HashMap<>();
+      t.forEach((k, v) -> {
+        if (seen.put(k, v) != null) {
+          fail(where + ": key " + k + " appears twice");
+        }
+      });
+      assertEquals(seen.size(), t.size(), where + ": size equals a scan");
+      if (j.inFlight != null) {
+        // all or nothing: the table shows the state before the op or after it
+        Map<Long, Long> after = new HashMap<>(model);
+        j.inFlight.apply(after);
+        if (seen.equals(after)) {
+          return after;
+        }
+        assertEquals(model, seen, where + ": neither before nor after the op in flight " + j.inFlight);
+      } else {
+        assertEquals(model, seen, where);
+      }
+    }
+    return model;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("schemes")
+  void haltedInsideStructuralChangesLosesNothing(String scheme) throws Exception {
+    Path pool = dir.resolve(scheme + ".pool");
+    Path journal = dir.resolve(scheme + ".journal");
+    SplittableRandom rnd = new SplittableRandom(0x5A17 + scheme.hashCode());
+    Map<Long, Long> model = new HashMap<>();
+    java.util.Set<String> points = new java.util.TreeSet<>();
+    long nextOp = 0;
+    for (int round = 0; round < KILLS; round++) {
+      long haltAt = 1 + rnd.nextInt(6); // a resize of level hashing issues only a few drains
+      Process child = start(pool, scheme, Durability.PROCESS, journal, rnd.nextLong(), nextOp, haltAt);
+      String halted = null;
+      try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = out.readLine()) != null) {
+          if (line.startsWith("halting at ")) {
+            halted = line;
+          } else if (line.startsWith("acked ") && Long.parseLong(line.substring(6)) > nextOp + 2_000_000) {
+            child.destroyForcibly();
+            fail(scheme + ": no structural change reached drain " + haltAt + " within 2,000,000 inserts");
+          }
+        }
+      }
+      int exit = child.waitFor();
+      assertEquals(137, exit, scheme + " round " + round + ": the child must stop by halting: " + new String(child.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+      points.add(halted.replaceAll(".* in ", ""));
+      Journal j = Journal.read(journal);
+      model = verify(pool, Durability.PROCESS, j, model, scheme + " round " + round + " (" + halted + ")");
+      nextOp = j.lastOp + 1;
+      j.rewriteWithout(journal);
+    }
+    System.out.println(scheme + ": halted inside " + points);
+    assertTrue(model.size() > 100, "the rounds wrote enough to check: " + model.size() + " keys");
+  }
+
+  static Stream<String> schemes() {
+    return PmHash.schemes().keySet().stream();
+  }
+
   private Process start(Path pool, String scheme, Durability mode, Path journal, long seed, long firstOp) throws Exception {
+    return start(pool, scheme, mode, journal, seed, firstOp, 0);
+  }
+
+  private Process start(Path pool, String scheme, Durability mode, Path journal, long seed, long firstOp, long haltAt) throws Exception {
     String java = ProcessHandle.current().info().command().orElseThrow();
     String modulePath = System.getProperty("jdk.module.path", "");
     String classPath = System.getProperty("java.class.path", "");
@@ -118,7 +178,7 @@ class ProcessCrashTest {
         .filter(s -> !s.isEmpty()).collect(Collectors.joining(File.pathSeparator));
     return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xss4m", "-cp", cp,
         CrashChild.class.getName(), pool.toString(), scheme, mode.name(), journal.toString(),
-        Long.toString(seed), Integer.toString(KEYS), Long.toString(firstOp)).start();
+        Long.toString(seed), Integer.toString(KEYS), Long.toString(firstOp), Long.toString(haltAt)).start();
   }
 
   /** One journaled operation. */
