@@ -23,7 +23,8 @@ import java.util.Arrays;
  * }</pre>
  *
  * Both are allocation-free after a thread's first call, which registers the thread in
- * a participant slot (a {@link ThreadLocal} per reclaimer). Critical sections nest: a
+ * a participant slot (found through a small array indexed by thread id, falling back to a
+ * {@link ThreadLocal} per reclaimer). Critical sections nest: a
  * depth counter makes only the outermost {@code enter}/{@code exit} pair publish
  * anything. A thread must not block for long inside (it holds back every retired
  * block), and must not carry an {@code enter} across threads.
@@ -42,10 +43,14 @@ import java.util.Arrays;
  * observed {@code e}. A block retired while the global epoch was {@code e} is freed
  * once the global epoch reaches {@code e + 2}: by then every thread inside has entered
  * after the advance to {@code e + 1}, which happened after the block was unlinked, so
- * none of them can reach it. The store-load orders this argument needs are full fences
- * ({@link VarHandle#fullFence()}): after a reader publishes its epoch and before it
- * reads anything shared; before a scan; and between a writer's unlink and the epoch
- * read of {@code retire}. The only hot-path cost is the one fence in {@code enter}.
+ * none of them can reach it. The store-load orders this argument needs are: after a reader
+ * publishes its epoch and before it reads anything shared; before a scan; and between a
+ * writer's unlink and the epoch read of {@code retire}. Where Linux membarrier is available
+ * (through the native shim) the first two are <em>asymmetric</em>, as folly's fences are: the
+ * reader issues only a compiler barrier, and {@link #tryAdvance()} runs membarrier, a full
+ * barrier on every CPU running this process, before it scans ({@link #fences()} says which
+ * mode is in force). Otherwise they are full fences ({@link VarHandle#fullFence()}), the only
+ * hot-path cost being the one in {@code enter}.
  *
  * <p><b>Threads that go away.</b> A slot belongs to its thread until {@link
  * #unregister()} or until the thread terminates: a scan that finds a dead owner frees
