@@ -1,0 +1,126 @@
+package io.pmhash.schemes.mutation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pmhash.core.crash.MutationCheck;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+
+/**
+ * The mutation check of issue 9 over the schemes' crash tests: every flush and every drain call
+ * site, skipped alone, must make some crash test fail ({@link MutationCheck}).
+ *
+ * <p>By default (CI) this runs the site inventory of the level hashing crash tests only and checks
+ * it is sound. The full check runs each scheme's crash test class once per site (minutes):
+ *
+ * <pre>
+ * ./pmhash mvn -pl pmhash-schemes -am verify -Dpmhash.mutation=true \
+ *     -Dtest='*MutationCheckTest' -Dsurefire.failIfNoSpecifiedTests=false
+ * </pre>
+ *
+ * {@code -Dpmhash.mutation=dash,cceh} picks suites ({@code dash}, {@code cceh}, {@code level}).
+ * Each table is printed and written to {@code target/mutation/<suite>.txt}; the test fails if a
+ * site survives that {@link #EXPLAINED} does not list.
+ */
+class SchemeMutationCheckTest {
+  /** The suites: a name and the crash test classes it runs (package-private: named). */
+  static final Map<String, List<String>> SUITES = new LinkedHashMap<>();
+
+  static {
+    SUITES.put("dash", List.of("io.pmhash.schemes.dash.DashCrashTest"));
+    SUITES.put("cceh", List.of("io.pmhash.schemes.cceh.CcehCrashTest"));
+    SUITES.put("level", List.of("io.pmhash.schemes.level.LevelCrashTest"));
+  }
+
+  /**
+   * Sites that survive for a stated reason, without their line numbers (so that edits elsewhere in
+   * a file keep them matched). See docs/reliability.md, "Mutation check".
+   */
+  static final Set<String> EXPLAINED = Set.of(
+      // The pool header's lifecycle: the clean-shutdown marker written by close, and its clearing
+      // by open. A scheme crash test never closes its pool before a crash, and never crashes a
+      // reopened pool, so no scheme suite can observe these; core's tests own them.
+      "flush Pool.close", "drain Pool.close", "flush Pool.markOpen", "drain Pool.markOpen");
+
+  /** Runs the classes with JUnit; throws (to the check, which only notes it) if none ran. */
+  static MutationCheck.Suite junit(List<String> classes) {
+    // Surefire opens only the packages of the tests it was asked to run; JUnit (in the unnamed
+    // module) needs the crash tests' packages open too. A module may open its own packages.
+    Module self = SchemeMutationCheckTest.class.getModule();
+    Module junit = LauncherFactory.class.getModule();
+    for (String c : classes) {
+      self.addOpens(c.substring(0, c.lastIndexOf('.')), junit);
+    }
+    return () -> {
+      SummaryGeneratingListener summary = new SummaryGeneratingListener();
+      LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
+          .selectors(classes.stream().map(DiscoverySelectors::selectClass).toList())
+          .build(), summary);
+      if (Boolean.getBoolean("pmhash.mutation.debug")) {
+        summary.getSummary().printTo(new PrintWriter(System.out, true));
+        summary.getSummary().printFailuresTo(new PrintWriter(System.out, true), 20);
+      }
+      if (summary.getSummary().getTestsStartedCount() == 0) {
+        StringWriter w = new StringWriter();
+        summary.getSummary().printFailuresTo(new PrintWriter(w), 20);
+        throw new IllegalStateException("no test of " + classes + " ran: " + w);
+      }
+    };
+  }
+
+  static String withoutLines(String site) {
+    return site.replaceAll(":\\d+", "");
+  }
+
+  @Test
+  void inventoryOfTheLevelCrashTests() {
+    Map<String, Long> sites = MutationCheck.inventory(junit(SUITES.get("level")));
+    assertTrue(sites.keySet().stream().anyMatch(s -> s.startsWith("flush Level")), sites.toString());
+    assertTrue(sites.keySet().stream().anyMatch(s -> s.startsWith("drain Level")), sites.toString());
+    sites.keySet().forEach(s -> assertFalse(s.contains("(unknown)"), s));
+  }
+
+  @Test
+  void everyFlushAndDrainIsCaught() throws IOException {
+    String which = System.getProperty("pmhash.mutation", "");
+    if (which.isEmpty() || which.equals("false")) {
+      return; // the full check is opt-in; inventoryOfTheLevelCrashTests runs by default
+    }
+    List<String> names = which.equals("true") || which.equals("all")
+        ? List.copyOf(SUITES.keySet())
+        : Arrays.asList(which.split(","));
+    List<String> unexplained = new ArrayList<>();
+    Path out = Path.of("target", "mutation");
+    Files.createDirectories(out);
+    for (String name : names) {
+      List<String> classes = SUITES.get(name.strip());
+      assertTrue(classes != null, "unknown suite '" + name + "'; known: " + SUITES.keySet());
+      MutationCheck.Result r = MutationCheck.run(name.strip(), junit(classes));
+      System.out.println(r.table());
+      Files.writeString(out.resolve(name.strip() + ".txt"), r.table());
+      for (String s : r.survivors()) {
+        if (!EXPLAINED.contains(withoutLines(s))) {
+          unexplained.add(name + ": " + s);
+        }
+      }
+    }
+    assertEquals(new TreeSet<String>(), new TreeSet<>(unexplained), "sites no crash test catches");
+  }
+}
