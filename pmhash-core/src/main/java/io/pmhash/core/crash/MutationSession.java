@@ -137,6 +137,18 @@ public final class MutationSession implements AutoCloseable {
     return failedRuns.get() > 0;
   }
 
+  /**
+   * For a crash check written without {@link CrashHarness} (e.g. one that closes and reopens a
+   * pool under its own {@link CrashSimulator}): call this when a crash image fails its check, so
+   * that a mutation check counts it. Does nothing when no session is open.
+   */
+  public static void crashImageFailed() {
+    MutationSession s = current;
+    if (s != null) {
+      s.runFailed(1);
+    }
+  }
+
   boolean failFast() {
     return failFast;
   }

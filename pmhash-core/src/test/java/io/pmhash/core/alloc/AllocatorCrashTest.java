@@ -132,6 +132,8 @@ class AllocatorCrashTest {
           try (Tx tx = pool.undoLog().begin()) {
             tx.snapshot(slot(pool, 5), 8);
             tx.snapshot(slot(pool, 2), 8);
+            tx.snapshot(slot(pool, COUNTER), 8);
+            pool.memory().set(U64, slot(pool, COUNTER), 99);
             long f = tx.alloc(5000);
             pool.memory().set(U64, f, 0xF);
             pool.memory().set(U64, slot(pool, 5), f);
@@ -147,6 +149,21 @@ class AllocatorCrashTest {
             p.deferFree(get(pool, slot(pool, 3))).set(slot(pool, 3), 0);
             p.commit();
           }
+          ops.end(op++);
+          states.add(state(pool));
+          // 7: a redo SET of the counter
+          ops.begin(op);
+          try (Publication p = a.begin()) {
+            p.set(slot(pool, COUNTER), 2);
+            p.commit();
+          }
+          ops.end(op++);
+          states.add(state(pool));
+          // 8: a plain durable store to the word that op 7's redo record and op 5's undo log
+          // wrote: a record or log not durably retired would be replayed over it by recovery
+          ops.begin(op);
+          pool.memory().set(U64, slot(pool, COUNTER), 3);
+          pool.persistence().persist(slot(pool, COUNTER), 8);
           ops.end(op++);
           states.add(state(pool));
         }, (pool, point) -> verify(pool, point, states));
