@@ -2,13 +2,14 @@ package io.pmhash.core.crash;
 
 import io.pmhash.core.Persistence;
 import java.util.Collections;
-import java.util.List;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 /**
  * The run-time state of a {@linkplain MutationCheck mutation check}: while a session is open,
@@ -167,7 +168,7 @@ public final class MutationSession implements AutoCloseable {
    * @return true when this call is to be skipped
    */
   boolean skip(boolean drain, boolean armed) {
-    String site = (drain ? "drain " : "flush ") + WALKER.walk(frames -> describe(frames.toList()));
+    String site = (drain ? "drain " : "flush ") + WALKER.walk(MutationSession::describe);
     synchronized (this) {
       sites.merge(site, 1L, Long::sum);
       if (armed) {
@@ -181,10 +182,11 @@ public final class MutationSession implements AutoCloseable {
     return false;
   }
 
-  private static String describe(List<StackWalker.StackFrame> frames) {
+  private static String describe(Stream<StackWalker.StackFrame> frames) {
     StringBuilder b = new StringBuilder();
     int helpers = 0;
-    for (StackWalker.StackFrame f : frames) {
+    for (Iterator<StackWalker.StackFrame> it = frames.iterator(); it.hasNext(); ) {
+      StackWalker.StackFrame f = it.next();
       String cls = f.getClassName();
       if (b.isEmpty() && SEAM.contains(cls)) {
         continue;

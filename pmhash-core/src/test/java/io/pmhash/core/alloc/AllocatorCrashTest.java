@@ -118,7 +118,7 @@ class AllocatorCrashTest {
           try (Tx tx = pool.undoLog().begin()) {
             tx.snapshot(slot(pool, 0), 8);
             tx.snapshot(slot(pool, 4), 8);
-            long e = tx.alloc(48);
+            long e = tx.alloc(100); // another size class than the block it frees: another bitmap line
             pool.memory().set(U64, e, 0xE);
             tx.free(get(pool, slot(pool, 0)));
             pool.memory().set(U64, slot(pool, 0), 0);
@@ -143,7 +143,14 @@ class AllocatorCrashTest {
           }
           ops.end(op++);
           states.add(state(pool));
-          // 6: free the huge block
+          // 6: right after the rollback, a plain durable store over a word it restored: a
+          // rollback whose log is not durably retired would be rolled back again over it
+          ops.begin(op);
+          pool.memory().set(U64, slot(pool, COUNTER), 4);
+          pool.persistence().persist(slot(pool, COUNTER), 8);
+          ops.end(op++);
+          states.add(state(pool));
+          // 7: free the huge block
           ops.begin(op);
           try (Publication p = a.begin()) {
             p.deferFree(get(pool, slot(pool, 3))).set(slot(pool, 3), 0);
@@ -151,7 +158,7 @@ class AllocatorCrashTest {
           }
           ops.end(op++);
           states.add(state(pool));
-          // 7: a redo SET of the counter
+          // 8: a redo SET of the counter
           ops.begin(op);
           try (Publication p = a.begin()) {
             p.set(slot(pool, COUNTER), 2);
@@ -159,8 +166,8 @@ class AllocatorCrashTest {
           }
           ops.end(op++);
           states.add(state(pool));
-          // 8: a plain durable store to the word that op 7's redo record and op 5's undo log
-          // wrote: a record or log not durably retired would be replayed over it by recovery
+          // 9: right after the redo step, a plain durable store over the word it set: a redo
+          // record not durably retired would be replayed over it
           ops.begin(op);
           pool.memory().set(U64, slot(pool, COUNTER), 3);
           pool.persistence().persist(slot(pool, COUNTER), 8);
