@@ -280,8 +280,16 @@ public final class CrashHarness {
      * @throws AssertionError naming the first failures (each replayable) and their total
      */
     public Report run(Workload workload, Verifier verifier) {
+      MutationSession mutation = MutationSession.current();
+      if (mutation != null && mutation.failFast() && mutation.caught()) {
+        throw new AssertionError("mutation check: " + mutation.skipped()
+            + " is caught already by an earlier crash test; this one is not run");
+      }
       Report report = collect(workload, verifier);
       if (!report.passed()) {
+        if (mutation != null) {
+          mutation.runFailed(report.failureCount());
+        }
         throw report.assertionError();
       }
       return report;
@@ -482,8 +490,10 @@ public final class CrashHarness {
       dir = Files.createTempDirectory(b.workDir, "pmhash-crash-");
       try {
         List<Captured> captured = record(workload);
+        MutationSession mutation = MutationSession.current();
+        boolean failFast = mutation != null && mutation.failFast();
         for (Captured c : captured) {
-          for (int i = 0; i < c.images().size(); i++) {
+          for (int i = 0; i < c.images().size() && !(failFast && report.failureCount > 0); i++) {
             check(c, i);
           }
           Files.deleteIfExists(c.base());
@@ -581,7 +591,11 @@ public final class CrashHarness {
           rsim.arm();
           verifyOnce(file, () -> rsim, point, rsim);
         } else {
-          verifyOnce(file, () -> new OrderingPersistence("crash image check: ordering only"), point, null);
+          // Under a mutation session a disarmed simulator (no crash points) names recovery's sites.
+          Supplier<Persistence> p = MutationSession.current() != null
+              ? CrashSimulator::new
+              : () -> new OrderingPersistence("crash image check: ordering only");
+          verifyOnce(file, p, point, null);
         }
         passed = true;
       } catch (HarnessIoException e) {

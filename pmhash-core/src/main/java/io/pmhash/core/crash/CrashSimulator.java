@@ -165,6 +165,10 @@ public final class CrashSimulator extends Persistence {
   protected void flushLines(long offset, long length) {
     checkOwner("flush");
     requireMapped();
+    MutationSession mutation = MutationSession.current();
+    if (mutation != null && mutation.skip(false, armed)) {
+      return; // a mutation check deleted this flush
+    }
     if (offset < 0 || offset + length > memory.byteSize()) {
       throw new IllegalArgumentException(
           "flush of [" + offset + ", " + (offset + length) + ") lies outside the pool of "
@@ -186,6 +190,10 @@ public final class CrashSimulator extends Persistence {
   protected void drainFlushes() {
     checkOwner("drain");
     requireMapped();
+    MutationSession mutation = MutationSession.current();
+    if (mutation != null && mutation.skip(true, armed)) {
+      return; // a mutation check deleted this drain: no crash point, nothing made durable
+    }
     crashPoint(true);
     for (Map.Entry<Long, long[]> e : flushedLines.entrySet()) {
       System.arraycopy(e.getValue(), 0, shadow, (int) (e.getKey() * WORDS_PER_LINE), WORDS_PER_LINE);

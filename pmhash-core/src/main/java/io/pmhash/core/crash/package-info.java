@@ -89,5 +89,16 @@
  * {@code run} throws an {@link java.lang.AssertionError} listing the first failures; {@code
  * collect} returns the {@link io.pmhash.core.crash.CrashHarness.Report} instead, for negative
  * controls that expect a failure. {@code onlyDrain(d)} replays one crash point.
+ *
+ * <h2>The mutation check</h2>
+ *
+ * Crash tests that pass prove little unless they would fail without the persist calls they
+ * exercise. {@link io.pmhash.core.crash.MutationCheck} runs a suite of crash tests once to list
+ * every flush and drain call site a simulator sees ({@link io.pmhash.core.crash.MutationSession}
+ * names a site by its caller's class, method and line), then once per site with that one site
+ * turned into a no-op, and reports each site as caught (some crash image failed in a {@code
+ * run}) or survived. The suites of core and the schemes are {@code CoreMutationCheckTest} and
+ * {@code SchemeMutationCheckTest}; see {@code docs/reliability.md} for the command and the last
+ * table.
  */
 package io.pmhash.core.crash;

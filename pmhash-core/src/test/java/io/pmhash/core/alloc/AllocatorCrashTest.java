@@ -118,7 +118,7 @@ class AllocatorCrashTest {
           try (Tx tx = pool.undoLog().begin()) {
             tx.snapshot(slot(pool, 0), 8);
             tx.snapshot(slot(pool, 4), 8);
-            long e = tx.alloc(48);
+            long e = tx.alloc(100); // another size class than the block it frees: another bitmap line
             pool.memory().set(U64, e, 0xE);
             tx.free(get(pool, slot(pool, 0)));
             pool.memory().set(U64, slot(pool, 0), 0);
@@ -132,6 +132,8 @@ class AllocatorCrashTest {
           try (Tx tx = pool.undoLog().begin()) {
             tx.snapshot(slot(pool, 5), 8);
             tx.snapshot(slot(pool, 2), 8);
+            tx.snapshot(slot(pool, COUNTER), 8);
+            pool.memory().set(U64, slot(pool, COUNTER), 99);
             long f = tx.alloc(5000);
             pool.memory().set(U64, f, 0xF);
             pool.memory().set(U64, slot(pool, 5), f);
@@ -141,12 +143,34 @@ class AllocatorCrashTest {
           }
           ops.end(op++);
           states.add(state(pool));
-          // 6: free the huge block
+          // 6: right after the rollback, a plain durable store over a word it restored: a
+          // rollback whose log is not durably retired would be rolled back again over it
+          ops.begin(op);
+          pool.memory().set(U64, slot(pool, COUNTER), 4);
+          pool.persistence().persist(slot(pool, COUNTER), 8);
+          ops.end(op++);
+          states.add(state(pool));
+          // 7: free the huge block
           ops.begin(op);
           try (Publication p = a.begin()) {
             p.deferFree(get(pool, slot(pool, 3))).set(slot(pool, 3), 0);
             p.commit();
           }
+          ops.end(op++);
+          states.add(state(pool));
+          // 8: a redo SET of the counter
+          ops.begin(op);
+          try (Publication p = a.begin()) {
+            p.set(slot(pool, COUNTER), 2);
+            p.commit();
+          }
+          ops.end(op++);
+          states.add(state(pool));
+          // 9: right after the redo step, a plain durable store over the word it set: a redo
+          // record not durably retired would be replayed over it
+          ops.begin(op);
+          pool.memory().set(U64, slot(pool, COUNTER), 3);
+          pool.persistence().persist(slot(pool, COUNTER), 8);
           ops.end(op++);
           states.add(state(pool));
         }, (pool, point) -> verify(pool, point, states));

@@ -80,9 +80,22 @@ final class CcehCrashSupport {
     return out;
   }
 
+  /**
+   * The volatile tables of {@link #dryRun}, closed after each test: each maps its own reserve of
+   * address space, which a long run of the tests (the mutation check) would otherwise exhaust.
+   */
+  static final List<CcehTable> DRY = new ArrayList<>();
+
+  /** Closes the tables of {@link #dryRun}. */
+  static void closeDryRuns() {
+    DRY.forEach(CcehTable::close);
+    DRY.clear();
+  }
+
   /** Runs the setup on a volatile table, for tests that pick their workload from its shape. */
   static CcehTable dryRun(long capacity, List<Op> setup) {
     CcehTable t = (CcehTable) PmHash.createVolatile(TableOptions.scheme(CcehProvider.NAME).withInitialCapacity(capacity));
+    DRY.add(t);
     setup.forEach(o -> o.apply(t));
     return t;
   }

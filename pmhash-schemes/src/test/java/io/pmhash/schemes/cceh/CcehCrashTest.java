@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CcehCrashTest {
   @TempDir Path dir;
+
+  @AfterEach
+  void closeDryRunTables() {
+    CcehCrashSupport.closeDryRuns();
+  }
 
   @AfterAll
   static void totals() {

@@ -71,9 +71,22 @@ final class LevelCrashSupport {
     return (i + 1) * 0x9E3779B97F4A7C15L;
   }
 
+  /**
+   * The volatile tables of {@link #dryRun}, closed after each test: each maps its own reserve of
+   * address space, which a long run of the tests (the mutation check) would otherwise exhaust.
+   */
+  static final List<LevelTable> DRY = new ArrayList<>();
+
+  /** Closes the tables of {@link #dryRun}. */
+  static void closeDryRuns() {
+    DRY.forEach(LevelTable::close);
+    DRY.clear();
+  }
+
   /** Runs setup and work on a volatile table and returns it, for tests that check their workload reaches the path they pin. */
   static LevelTable dryRun(long capacity, List<Op> setup, List<Op> work) {
     LevelTable t = (LevelTable) PmHash.createVolatile(TableOptions.scheme(LevelProvider.NAME).withInitialCapacity(capacity));
+    DRY.add(t);
     setup.forEach(o -> o.apply(t));
     work.forEach(o -> o.apply(t));
     return t;

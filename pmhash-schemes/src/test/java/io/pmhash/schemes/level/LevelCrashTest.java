@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToLongFunction;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LevelCrashTest {
   @TempDir Path dir;
+
+  @AfterEach
+  void closeDryRunTables() {
+    LevelCrashSupport.closeDryRuns();
+  }
 
   /** The index of the first of {@code key(0), key(1), ...} whose insert changes {@code counter}. */
   static int firstInsertChanging(ToLongFunction<LevelTable> counter) {

@@ -1,0 +1,168 @@
+package io.pmhash.core.crash;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * Shows that every flush and every drain matters: runs a suite of crash tests once to take the
+ * inventory of persist call sites ({@link MutationSession}), then once per site with that site
+ * skipped, and reports for each whether some crash test caught it (some crash image failed
+ * verification in a {@link CrashHarness.Builder#run}). A site that survives is either a gap in
+ * the crash tests (no workload, image or check notices the missing flush or drain) or a persist
+ * call that crash consistency does not need.
+ *
+ * <p>Only failures of crash images count: a suite's other assertions (counts of crash points,
+ * negative controls run with {@link CrashHarness.Builder#collect}) neither catch a site nor
+ * fail the baseline. The suite itself is any code that runs crash tests, e.g. a JUnit launcher
+ * over a scheme's crash test classes; exceptions it throws are ignored.
+ *
+ * <pre>{@code
+ * MutationCheck.Result r = MutationCheck.run("dash", () -> runJUnit(DashCrashTest.class));
+ * System.out.println(r.table());
+ * assertEquals(List.of(), r.survivors());
+ * }</pre>
+ */
+public final class MutationCheck {
+  private MutationCheck() {}
+
+  /** Runs crash tests; the check runs it once per site. */
+  @FunctionalInterface
+  public interface Suite {
+    /**
+     * Runs the crash tests. Must be deterministic: the same sites in every run.
+     *
+     * @throws Exception ignored: only crash image failures count
+     */
+    void run() throws Exception;
+  }
+
+  /**
+   * What happened to one site.
+   *
+   * @param site the site id
+   * @param calls calls through the site in the baseline run
+   * @param armed whether the baseline saw the site while crash points were taken
+   * @param skips calls skipped in the mutated run (0: the run never reached it)
+   * @param failedRuns crash tests that failed in the mutated run (at least 1: caught)
+   * @param failedImages crash images that failed before the run stopped
+   */
+  public record Outcome(String site, long calls, boolean armed, long skips, long failedRuns, long failedImages) {
+    /** @return whether some crash test failed without this site */
+    public boolean caught() {
+      return failedRuns > 0;
+    }
+  }
+
+  /**
+   * The outcome of a check.
+   *
+   * @param name the suite's name
+   * @param outcomes one per site of the inventory, in site order
+   */
+  public record Result(String name, List<Outcome> outcomes) {
+    /** Copies the list. */
+    public Result {
+      outcomes = List.copyOf(outcomes);
+    }
+
+    /** @return the sites no crash test caught */
+    public List<String> survivors() {
+      return outcomes.stream().filter(o -> !o.caught()).map(Outcome::site).toList();
+    }
+
+    /** @return one line per site: caught or SURVIVED, with its counts; then a total */
+    public String table() {
+      StringBuilder b = new StringBuilder("mutation check '" + name + "': " + outcomes.size() + " sites\n");
+      for (Outcome o : outcomes) {
+        b.append(String.format("  %-8s %-70s calls %5d%s, skipped %5d, failed tests %d%n",
+            o.caught() ? "caught" : "SURVIVED", o.site(), o.calls(), o.armed() ? "" : " (never armed)",
+            o.skips(), o.failedRuns()));
+      }
+      long survived = outcomes.stream().filter(o -> !o.caught()).count();
+      b.append("  ").append(outcomes.size() - survived).append(" caught, ").append(survived).append(" survived\n");
+      return b.toString();
+    }
+  }
+
+  /**
+   * Runs the baseline and then one mutated run per site.
+   *
+   * @param name names the suite in the table
+   * @param suite runs the crash tests
+   * @return the outcome of every site
+   * @throws IllegalStateException if the baseline itself has a failing crash image, or sees no site
+   */
+  public static Result run(String name, Suite suite) {
+    return run(name, suite, site -> true);
+  }
+
+  /**
+   * Runs the baseline and then one mutated run per site that {@code which} accepts.
+   *
+   * @param name names the suite in the table
+   * @param suite runs the crash tests
+   * @param which the sites to mutate (the others are left out of the result)
+   * @return the outcome of every site mutated
+   * @throws IllegalStateException if the baseline itself has a failing crash image, or sees no site
+   */
+  public static Result run(String name, Suite suite, Predicate<String> which) {
+    Objects.requireNonNull(suite, "suite");
+    Map<String, Long> sites;
+    Set<String> armed;
+    try (MutationSession s = MutationSession.inventory()) {
+      runQuietly(suite);
+      if (s.caught()) {
+        throw new IllegalStateException("mutation check '" + name + "': the baseline (nothing skipped) has "
+            + s.failedImages() + " failing crash image(s); fix the crash tests first");
+      }
+      sites = s.sites();
+      armed = s.armedSites();
+    }
+    if (sites.isEmpty()) {
+      throw new IllegalStateException("mutation check '" + name
+          + "': the suite made no flush or drain under a crash simulator");
+    }
+    List<Outcome> out = new ArrayList<>();
+    for (Map.Entry<String, Long> e : sites.entrySet()) {
+      if (!which.test(e.getKey())) {
+        continue;
+      }
+      try (MutationSession s = MutationSession.skipping(e.getKey())) {
+        runQuietly(suite);
+        out.add(new Outcome(e.getKey(), e.getValue(), armed.contains(e.getKey()), s.skips(), s.failedRuns(),
+            s.failedImages()));
+      }
+    }
+    return new Result(name, Collections.unmodifiableList(out));
+  }
+
+  /**
+   * The inventory alone: runs the suite once, skipping nothing.
+   *
+   * @param suite runs the crash tests
+   * @return every site seen with its number of calls
+   * @throws IllegalStateException if a crash image fails
+   */
+  public static Map<String, Long> inventory(Suite suite) {
+    try (MutationSession s = MutationSession.inventory()) {
+      runQuietly(suite);
+      if (s.caught()) {
+        throw new IllegalStateException("the baseline has " + s.failedImages() + " failing crash image(s)");
+      }
+      return s.sites();
+    }
+  }
+
+  private static void runQuietly(Suite suite) {
+    try {
+      suite.run();
+    } catch (Exception | AssertionError e) {
+      // Only crash image failures count; the session has recorded them.
+    }
+  }
+}
