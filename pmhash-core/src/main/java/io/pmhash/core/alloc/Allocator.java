@@ -226,6 +226,26 @@ public final class Allocator implements TxAllocator {
   }
 
   /**
+   * Makes every reservation of {@code rs} owned, without destinations, in as many redo steps as a
+   * lane holds: each step is atomic, the whole is not. Only for blocks nothing reaches yet (a new
+   * table's segments before the step that links its root): a crash between steps leaves owned
+   * but unreachable blocks, which is why the caller links them last. Flush their contents first.
+   *
+   * @param rs the reservations, none published yet
+   */
+  public void publishUnlinked(Reservation[] rs) {
+    int batch = Math.max(1, lanes.redoCapacity() - 4);
+    for (int i = 0; i < rs.length; i += batch) {
+      try (Publication pub = begin()) {
+        for (int j = i; j < Math.min(rs.length, i + batch); j++) {
+          pub.publish(rs[j]);
+        }
+        pub.commit();
+      }
+    }
+  }
+
+  /**
    * Publishes a reservation into a destination word, atomically with respect to a crash (four
    * drains; flush the block's contents before: see {@link Redo}).
    *

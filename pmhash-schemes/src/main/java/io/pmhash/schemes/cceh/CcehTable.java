@@ -115,15 +115,7 @@ public final class CcehTable implements LongHashTable {
     // (the first redo step's drain orders them); the header is linked from root 0 in the last
     // step, so an interrupted create leaves owned but unreachable blocks only in a pool without
     // a table, which open refuses
-    int batch = Math.max(1, pool.lanes().redoCapacity() - 4);
-    for (int i = 0; i < n; i += batch) {
-      try (Publication pub = pool.allocator().begin()) {
-        for (int j = i; j < Math.min(n, i + batch); j++) {
-          pub.publish(segs[j]);
-        }
-        pub.commit();
-      }
-    }
+    pool.allocator().publishUnlinked(segs);
     try (Publication pub = pool.allocator().begin()) {
       pub.publish(dir).publish(hdr, Pool.rootWord(0));
       pub.commit();

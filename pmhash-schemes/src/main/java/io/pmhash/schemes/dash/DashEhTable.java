@@ -138,15 +138,7 @@ public final class DashEhTable implements LongHashTable {
     // PERSIST(create): segments, directory and header are durable before any of them is owned
     // and linked; the header is linked from root 0 in the last step, so everything before is
     // unreachable (and the pool without a table) if the create is interrupted
-    int batch = Math.max(1, pool.lanes().redoCapacity() - 4);
-    for (int i = 0; i < n; i += batch) {
-      try (Publication pub = pool.allocator().begin()) {
-        for (int j = i; j < Math.min(n, i + batch); j++) {
-          pub.publish(segs[j]);
-        }
-        pub.commit();
-      }
-    }
+    pool.allocator().publishUnlinked(segs);
     try (Publication pub = pool.allocator().begin()) {
       pub.publish(dir).publish(hdr, Pool.rootWord(0));
       pub.commit();
