@@ -77,6 +77,8 @@ public final class LevelTable implements LongHashTable {
   final AtomicLong resizes = new AtomicLong();
   final AtomicLong shrinks = new AtomicLong();
   final AtomicLong moves = new AtomicLong();
+  /** Of {@link #moves}, those from the bottom level up to the top (a test reads it). */
+  final AtomicLong bottomToTopMoves = new AtomicLong();
 
   private LevelTable(Pool pool, long header, Levels levels) {
     this.pool = pool;
@@ -429,6 +431,53 @@ public final class LevelTable implements LongHashTable {
         }
       }
     }
+    return bottomToTop(m, l, key, value, t1 >>> 1, own1, own2) || bottomToTop(m, l, key, value, t2 >>> 1, own1, own2);
+  }
+
+  /**
+   * Bottom-to-top movement, the last resort before a resize (the original's {@code b2t_movement}):
+   * a record of the full bottom bucket {@code idx} moves up into a free slot of one of its own two
+   * top buckets, and the new key takes the slot it leaves. A record lands in a bottom bucket only
+   * when its top buckets were full at the time; deletes, and above all a resize (whose new top
+   * level starts empty while the old top becomes the bottom), free them later. The original tried
+   * it only after a resize; it is correct at any time, so it is tried whenever the one-step
+   * movements fail. Crash consistency is {@link LevelBucket#move}'s (a crash leaves a duplicate
+   * that recovery removes, never a loss), then {@link LevelBucket#insert}'s.
+   *
+   * @return false if no record of the bucket has a free top slot
+   */
+  private boolean bottomToTop(MemorySegment m, Levels l, long key, long value, long idx, int own1, int own2) {
+    long from = bucket(l.bottom, idx);
+    long tok = LevelBucket.tokenAcquire(m, from);
+    while (tok != 0) {
+      int s = Long.numberOfTrailingZeros(tok);
+      tok &= tok - 1;
+      long other = LevelBucket.key(m, from, s);
+      for (int which = 0; which < 2; which++) {
+        long top = topIndex(which == 0 ? hash1(other) : hash2(other), l.k);
+        int topStripe = (int) (top >>> 1) & STRIPE_MASK;
+        boolean mine = topStripe == own1 || topStripe == own2;
+        if (!mine && !tryLockStripe(topStripe)) {
+          continue;
+        }
+        try {
+          long to = bucket(l.top, top);
+          int free = LevelBucket.freeSlot(m, to);
+          if (free < 0) {
+            continue;
+          }
+          LevelBucket.move(m, persistence, from, s, to, free);
+          moves.incrementAndGet();
+          bottomToTopMoves.incrementAndGet();
+        } finally {
+          if (!mine) {
+            unlockStripe(topStripe);
+          }
+        }
+        LevelBucket.insert(m, persistence, from, s, key, value);
+        return true;
+      }
+    }
     return false;
   }
 
@@ -546,6 +595,7 @@ public final class LevelTable implements LongHashTable {
     d.put("resizes", resizes.get());
     d.put("shrinks", shrinks.get());
     d.put("moves", moves.get());
+    d.put("bottomToTopMoves", bottomToTopMoves.get());
     return new TableStats(LevelProvider.NAME, size, slots, (double) size / slots, pool.size(), ps.linesFlushed(), ps.drains(), d);
   }
 

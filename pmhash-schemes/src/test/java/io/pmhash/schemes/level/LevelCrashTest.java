@@ -90,6 +90,25 @@ class LevelCrashTest {
     crash(dir, "movement", 0, inserts(0, moveAt), work, true);
   }
 
+  /**
+   * The bottom-to-top movement: after the first resize the old top level is the bottom one and the
+   * new top level has room, so an insert finding its four buckets full moves a bottom record up
+   * instead of resizing again.
+   */
+  @Test
+  void bottomToTopMovement() {
+    int b2tAt = firstInsertChanging(t -> t.bottomToTopMoves.get());
+    List<Op> work = inserts(b2tAt, b2tAt + 1);
+    LevelTable t = dryRun(0, inserts(0, b2tAt), List.of());
+    long up = t.bottomToTopMoves.get();
+    long resizes = t.resizes.get();
+    assertTrue(resizes > 0, "reached after a resize, as in the original");
+    work.forEach(o -> o.apply(t));
+    assertEquals(up + 1, t.bottomToTopMoves.get(), "the insert moves a bottom record up");
+    assertEquals(resizes, t.resizes.get(), "and does not resize");
+    crash(dir, "bottom-to-top", 0, inserts(0, b2tAt), work, true);
+  }
+
   @Test
   void resize() {
     int resizeAt = firstInsertChanging(t -> t.resizes.get());
