@@ -21,6 +21,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -150,6 +151,9 @@ public final class Pool implements AutoCloseable {
     }
     requireScheme(options);
     Geometry g = Geometry.of(options);
+    if (Files.isDirectory(path)) {
+      throw new FileAlreadyExistsException(path.toString(), null, "a directory is there: give the path of the pool file to create inside it");
+    }
     FileChannel channel =
         FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
     boolean done = false;
@@ -290,12 +294,16 @@ public final class Pool implements AutoCloseable {
           "VOLATILE pools have no file to open; open " + path + " with PMEM, PMEM_EMULATED,"
               + " MSYNC, PROCESS or AUTO");
     }
+    if (Files.isDirectory(path)) {
+      throw new PoolException(path + " is a directory, not a pool file: give the path of the pool file itself");
+    }
     FileChannel channel;
     try {
       channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
     } catch (NoSuchFileException e) {
       throw new NoSuchFileException(path.toString(), null, "no pool file here; create it with Pool.create");
-    } catch (AccessDeniedException e) {
+    } catch (FileSystemException e) {
+      // AccessDeniedException (permissions), and EROFS (a read-only mount), which has no subclass
       throw new PoolException(
           "cannot open " + path + " for reading and writing (" + e.getMessage() + "): a pool is"
               + " always opened read-write, so check the file's permissions and the mount", e);

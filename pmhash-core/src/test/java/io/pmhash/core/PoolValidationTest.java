@@ -12,12 +12,15 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -174,6 +177,62 @@ class PoolValidationTest {
       assertEquals(recorded + (256 << 10), p.size(), "the zero tail is adopted");
       assertEquals(p.heapOffset(), p.root(0));
     }
+  }
+
+  @Test
+  void aDirectoryIsNeitherOpenedNorCreatedOver() throws Exception {
+    Path d = Files.createDirectory(dir.resolve("a-directory"));
+    PoolException e = assertThrows(PoolException.class, () -> Pool.open(d, PoolTest.OPTIONS));
+    assertTrue(e.getMessage().contains("is a directory"), e.getMessage());
+    FileAlreadyExistsException c = assertThrows(FileAlreadyExistsException.class, () -> Pool.create(d, PoolTest.OPTIONS));
+    assertTrue(c.getMessage().contains("a directory is there"), c.getMessage());
+    try (var children = Files.list(d)) {
+      assertEquals(0, children.count(), "the directory is left as it was");
+    }
+  }
+
+  /**
+   * A pool is always mapped read-write, so a file that cannot be written is refused with a typed
+   * exception and left unchanged. The file is made read-only by its mode; when that does not stop
+   * the writer (root ignores modes), by a read-only bind mount of its directory.
+   */
+  @Test
+  void aReadOnlyFileIsRefusedAndLeftAlone() throws Exception {
+    Path sub = Files.createDirectory(dir.resolve("read-only"));
+    Path file = sub.resolve("p.pool");
+    try (Pool p = Pool.create(file, PoolTest.OPTIONS)) {
+      p.setRoot(0, p.heapOffset());
+    }
+    byte[] before = Files.readAllBytes(file);
+    boolean mounted = false;
+    try {
+      assertTrue(file.toFile().setWritable(false, false));
+      if (Files.isWritable(file)) {
+        mounted = run("mount", "--bind", sub.toString(), sub.toString())
+            && run("mount", "-o", "remount,ro,bind", sub.toString());
+        Assumptions.assumeTrue(mounted, "running as root and not allowed to mount: cannot make a file this process may not write");
+      }
+      PoolException e = assertThrows(PoolException.class, () -> Pool.open(file, PoolTest.OPTIONS));
+      assertTrue(e.getMessage().contains("read-write") && e.getMessage().contains(file.toString()), e.getMessage());
+      assertArrayEquals(before, Files.readAllBytes(file), "a refused open must not modify the file");
+    } finally {
+      if (mounted) {
+        run("umount", sub.toString());
+      }
+      file.toFile().setWritable(true, false);
+    }
+    Pool.open(file, PoolTest.OPTIONS).close();
+  }
+
+  private static boolean run(String... command) throws Exception {
+    Process p;
+    try {
+      p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    } catch (java.io.IOException noSuchCommand) {
+      return false;
+    }
+    p.getInputStream().readAllBytes();
+    return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
   }
 
   @Test
