@@ -757,7 +757,8 @@ public final class Pool implements AutoCloseable {
 
   /**
    * Grows the pool so that it is at least {@code minSize} bytes: doubles it (or more, if asked),
-   * within {@link #maxSize()}, in whole chunks. Does nothing if it is already that large.
+   * within {@link #maxSize()}, in whole chunks; if the file system cannot hold the doubling, only
+   * to {@code minSize} rounded up to a chunk. Does nothing if it is already that large.
    *
    * @param minSize the size needed
    * @throws PoolFullException if the pool may not or cannot grow that far; nothing changed
@@ -794,21 +795,21 @@ public final class Pool implements AutoCloseable {
       }
       grown = MemorySegment.ofAddress(anonymousBase).reinterpret(target, arena, null);
     } else {
+      long needed = Math.min(maxSize, (minSize + chunkSize - 1) & -chunkSize);
       try {
-        zeroFill(channel, oldSize, target);
-        if (durability == Durability.PMEM || durability == Durability.MSYNC) {
-          channel.force(true);
-        }
-        grown = durability == Durability.PMEM
-            ? channel.map(ExtendedMapMode.READ_WRITE_SYNC, 0, target, arena)
-            : channel.map(FileChannel.MapMode.READ_WRITE, 0, target, arena);
+        grown = extendAndMap(oldSize, target);
       } catch (IOException e) {
-        try {
-          channel.truncate(oldSize);
-        } catch (IOException suppressed) {
-          e.addSuppressed(suppressed);
+        if (needed >= target) {
+          throw notGrown(oldSize, target, e);
         }
-        throw new PoolFullException("pool " + describeWhere() + " could not grow from " + oldSize + " to " + target + " bytes (" + e.getMessage() + "): free space on its file system or move it", e);
+        // the doubling did not fit (a full file system): take only what this request needs
+        try {
+          grown = extendAndMap(oldSize, needed);
+          target = needed;
+        } catch (IOException e2) {
+          e2.addSuppressed(e);
+          throw notGrown(oldSize, needed, e2);
+        }
       }
     }
     persistence.mapped(grown);
@@ -818,6 +819,30 @@ public final class Pool implements AutoCloseable {
     setWordRelease(grown, FILE_SIZE_OFFSET, target);
     persistence.persist(FILE_SIZE_OFFSET, 8);
     LOG.log(System.Logger.Level.DEBUG, "pmhash pool " + describeWhere() + " grew from " + oldSize + " to " + target + " bytes");
+  }
+
+  /** Zero-fills the file from {@code oldSize} to {@code target} and maps it; on failure truncates it back. */
+  private MemorySegment extendAndMap(long oldSize, long target) throws IOException {
+    try {
+      zeroFill(channel, oldSize, target);
+      if (durability == Durability.PMEM || durability == Durability.MSYNC) {
+        channel.force(true);
+      }
+      return durability == Durability.PMEM
+          ? channel.map(ExtendedMapMode.READ_WRITE_SYNC, 0, target, arena)
+          : channel.map(FileChannel.MapMode.READ_WRITE, 0, target, arena);
+    } catch (IOException e) {
+      try {
+        channel.truncate(oldSize);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  private PoolFullException notGrown(long oldSize, long target, IOException e) {
+    return new PoolFullException("pool " + describeWhere() + " could not grow from " + oldSize + " to " + target + " bytes (" + e.getMessage() + "): free space on its file system or move it", e);
   }
 
   private String describeWhere() {
