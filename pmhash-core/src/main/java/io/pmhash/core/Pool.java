@@ -72,6 +72,9 @@ public final class Pool implements AutoCloseable {
   private final long anonymousBase;
   private final long anonymousReservation;
   private final long heapOffset;
+  /** Growth adds {@code 1 / GROWTH_DIVISOR} of the current size. */
+  private static final long GROWTH_DIVISOR = 4;
+
   private final long chunkSize;
   private final long lanesOffset;
   private final int laneCount;
@@ -756,9 +759,10 @@ public final class Pool implements AutoCloseable {
   // ---------------------------------------------------------------- growth
 
   /**
-   * Grows the pool so that it is at least {@code minSize} bytes: doubles it (or more, if asked),
-   * within {@link #maxSize()}, in whole chunks; if the file system cannot hold the doubling, only
-   * to {@code minSize} rounded up to a chunk. Does nothing if it is already that large.
+   * Grows the pool so that it is at least {@code minSize} bytes: by a quarter of its size (at
+   * least one chunk; more, if asked), within {@link #maxSize()}, in whole chunks; if the file
+   * system cannot hold that, only to {@code minSize} rounded up to a chunk. Does nothing if it is
+   * already that large.
    *
    * @param minSize the size needed
    * @throws PoolFullException if the pool may not or cannot grow that far; nothing changed
@@ -783,7 +787,10 @@ public final class Pool implements AutoCloseable {
     if (minSize > maxSize) {
       throw new PoolFullException("pool " + describeWhere() + " is full: it needs " + minSize + " bytes and its maximum size is " + maxSize + "; create it with a larger PoolOptions.withMaxSize", null);
     }
-    long target = Math.max(minSize, oldSize > maxSize / 2 ? maxSize : oldSize * 2);
+    // a quarter more (at least a chunk): the file stays within 25 % of what the heap uses,
+    // where doubling left up to half of it unused
+    long step = Math.max(oldSize / GROWTH_DIVISOR, chunkSize);
+    long target = Math.max(minSize, oldSize > maxSize - step ? maxSize : oldSize + step);
     target = Math.min(maxSize, (target + chunkSize - 1) & -chunkSize);
     if (target < minSize) {
       throw new PoolFullException("pool " + describeWhere() + " is full: it needs " + minSize + " bytes, more than whole chunks below its maximum size " + maxSize, null);
@@ -802,7 +809,7 @@ public final class Pool implements AutoCloseable {
         if (needed >= target) {
           throw notGrown(oldSize, target, e);
         }
-        // the doubling did not fit (a full file system): take only what this request needs
+        // the step did not fit (a full file system): take only what this request needs
         try {
           grown = extendAndMap(oldSize, needed);
           target = needed;

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * exactly what the child acknowledged and grows past the old limit.
  */
 class DiskFullTest {
-  /** The child's pool starts at 8 MiB; the limit stops the second doubling half way. */
+  /** The child's pool starts at 8 MiB and grows by quarters until the limit stops it. */
   static final long INITIAL_BYTES = 8L << 20;
 
   static final long LIMIT_KIB = 24 * 1024;
