@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pmhash.core.crash.Evidence;
 import io.pmhash.core.internal.PoolHeader;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -84,6 +85,8 @@ class PoolValidationTest {
         fail("flipping header byte " + i + " was accepted; accepted bytes: " + accepted);
       }
     }
+    Evidence.record("bad input", "core", "headerBytesFlipped", PoolHeader.HEADER_SIZE,
+        "refused", PoolHeader.HEADER_SIZE - accepted.size(), "acceptedAsLegalStates", accepted.size());
   }
 
   /** A root is only checked to be an aligned heap offset; the scheme checks what it points to. */
@@ -140,6 +143,7 @@ class PoolValidationTest {
       }
       assertEquals(len, Files.size(f), "open must not extend a truncated file");
     }
+    Evidence.record("bad input", "core", "truncatedLengths", lengths.length);
   }
 
   @Test

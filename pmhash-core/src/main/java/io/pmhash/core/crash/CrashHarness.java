@@ -308,11 +308,19 @@ public final class CrashHarness {
     public Report collect(Workload workload, Verifier verifier) {
       Objects.requireNonNull(workload, "workload");
       Objects.requireNonNull(verifier, "verifier");
+      Report report;
       try {
-        return new Run(this, verifier).execute(workload);
+        report = new Run(this, verifier).execute(workload);
       } catch (IOException e) {
         throw new UncheckedIOException("crash harness could not write its files in " + workDir, e);
       }
+      if (MutationSession.current() == null) {
+        String scheme = options.scheme();
+        Evidence.record("crash", scheme == null ? "core" : scheme,
+            "crashPoints", report.crashPoints(), "recoveryCrashPoints", report.recoveryCrashPoints(),
+            "images", report.imagesChecked(), "failed", report.failureCount());
+      }
+      return report;
     }
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.Durability;
 import io.pmhash.core.PoolFullException;
+import io.pmhash.core.crash.Evidence;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
@@ -76,5 +77,6 @@ class DiskFullTest {
       assertEquals(2 * acked - acked / 10, t.size());
       assertTrue(Files.size(file) > LIMIT_KIB * 1024, "without the limit the pool grows past it");
     }
+    Evidence.record("bad input", scheme, "diskFullRuns", 1, "recordsKeptAtFull", acked);
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.pmhash.core.Durability;
+import io.pmhash.core.crash.Evidence;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
@@ -90,6 +91,8 @@ class ProcessCrashTest {
       j.rewriteWithout(journal);
     }
     assertTrue(model.size() > 100, "the rounds wrote enough to check: " + model.size() + " keys");
+    Evidence.record("kill -9", scheme, mode == Durability.PROCESS ? "killsProcess" : "killsPmemEmulated", KILLS,
+        "opsAcknowledged", nextOp);
   }
 
 
@@ -159,6 +162,7 @@ class ProcessCrashTest {
     }
     System.out.println(scheme + ": halted inside " + points);
     assertTrue(model.size() > 100, "the rounds wrote enough to check: " + model.size() + " keys");
+    Evidence.record("kill -9", scheme, "haltsInStructuralChanges", KILLS, "distinctHaltPoints", points.size());
   }
 
   static Stream<String> schemes() {
