@@ -1,6 +1,5 @@
 package io.pmhash.schemes.group;
 
-import static io.pmhash.schemes.group.GroupLayout.CELL_BYTES;
 import static io.pmhash.schemes.group.GroupLayout.CELL_VALUE;
 import static io.pmhash.schemes.group.GroupLayout.INFO_GROUP_SIZE;
 import static io.pmhash.schemes.group.GroupLayout.INFO_MAGIC;
@@ -12,7 +11,6 @@ import static io.pmhash.schemes.group.GroupLayout.LONG;
 import static io.pmhash.schemes.group.GroupLayout.MAGIC;
 
 import io.pmhash.core.CorruptPoolException;
-import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -30,12 +28,13 @@ import java.lang.foreign.MemorySegment;
  *       CorruptPoolException}. Nothing is written.
  *   <li>After a clean shutdown the count written at close is used: O(1).
  *   <li>After a crash, {@link #recover} is Algorithm 4: scan the whole table; a cell whose bit is 0
- *       and whose pair is not zero (a delete whose clearing was not durable, or an insert that
- *       crashed before its bit) is reset to zero and flushed; the set bits are counted (a
- *       population count per bitmap word). One drain at the end. Reads every cell: O(table size),
- *       as the paper's Table 3 measures. Idempotent, so a crash during recovery is recovered by
- *       running it again. The count is kept in DRAM and written at the next clean close (Alg. 4
- *       lines 19–20 persist it at once; here nothing would read it before then).
+ *       and whose pair is not zero (a delete whose zeroing was not durable, or an insert that
+ *       crashed before its bit) is reset to zero; the set bits are counted (a population count per
+ *       bitmap word). Reads every cell: O(table size), as the paper's Table 3 measures. Writes
+ *       nothing persistent that matters, so a crash during recovery is recovered by running it
+ *       again. Deviations: the resets are not persisted (Alg. 4 line 7) because no code reads the
+ *       pair of a free cell; the count is kept in DRAM and written at the next clean close (Alg. 4
+ *       lines 19–20 persist it at once; nothing would read it before then).
  * </ol>
  */
 final class GroupRecovery {
@@ -83,9 +82,7 @@ final class GroupRecovery {
   /** Algorithm 4. @return the records: the bits set */
   static long recover(Pool pool, GroupCells t) {
     MemorySegment m = pool.memory();
-    Persistence p = pool.persistence();
     long count = 0;
-    boolean reset = false;
     long words = t.capacity() >>> 6;
     for (long w = 0; w < words; w++) {
       long first = 64 * w;
@@ -97,18 +94,12 @@ final class GroupRecovery {
         free &= free - 1;
         long pair = t.pair(c);
         if ((long) LONG.get(m, pair) != 0 || (long) LONG.get(m, pair + CELL_VALUE) != 0) {
-          // Alg. 4 lines 5-7: reset the pair of a free cell
+          // Alg. 4 lines 5-6: reset the pair of a free cell. Not persisted (line 7): no code reads
+          // the pair of a cell whose bit is 0, so its durable content does not matter
           LONG.set(m, pair, 0L);
           LONG.set(m, pair + CELL_VALUE, 0L);
-          p.flush(pair, CELL_BYTES);
-          reset = true;
         }
       }
-    }
-    if (reset) {
-      // PERSIST(Alg. 4 line 7): the reset pairs are durable before the table is used (hygiene:
-      // a free cell's pair is never read; a crash before this drain is recovered the same way)
-      p.drain();
     }
     return count;
   }
