@@ -78,11 +78,7 @@ class SchemeMutationCheckTest {
       "drain LevelResize.shrink", "flush LevelResize.shrink",
       // (e) Flushes of freshly zeroed memory: a new chunk of the pool file is zero on the media
       // already. Needed when the allocator hands out recycled memory, which no test makes it do.
-      "flush Allocator.formatRun", "flush LevelTable.create",
-      // (h) A table's count written at a clean close (group): a crash test cannot close its pool
-      // (the harness records the simulator's images from the open mapping); the contract test's
-      // close and reopen checks the count is written, not that it is flushed.
-      "flush GroupTable.close", "drain GroupTable.close");
+      "flush Allocator.formatRun", "flush LevelTable.create");
 
   /** Runs the classes with JUnit; throws (to the check, which only notes it) if none ran. */
   static MutationCheck.Suite junit(List<String> classes) {
