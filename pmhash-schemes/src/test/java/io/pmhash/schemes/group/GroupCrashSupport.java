@@ -1,29 +1,26 @@
 package io.pmhash.schemes.group;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pmhash.core.Pool;
 import io.pmhash.core.PoolOptions;
 import io.pmhash.core.crash.CrashHarness;
-import io.pmhash.core.crash.CrashPoint;
 import io.pmhash.core.crash.ImageKind;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
+import io.pmhash.schemes.contract.CrashModel;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The crash-test machinery of this package: operations with a model, a harness run that crashes
  * at every drain of the workload (and, when asked, of recovery), and the verifier every crash
- * test shares. Tables have groups of 64 cells and start at one group, so that a few dozen
+ * test shares ({@link CrashModel} plus {@link GroupInvariants}). Tables have groups of 64 cells and start at one group, so that a few dozen
  * inserts reach level 2 and expand the table. The verifier opens the image (lane replay, then
  * Algorithm 4) and checks: no completed write lost, no deleted key back, the in-flight operation
  * all or nothing, no key twice, every record in its level-1 cell or its level-2 group, size equal
@@ -34,36 +31,6 @@ final class GroupCrashSupport {
   private GroupCrashSupport() {}
 
   static final int GROUP_SIZE = 64;
-
-  enum Kind { PUT, REMOVE, PUT_IF_ABSENT, REPLACE }
-
-  record Op(Kind kind, long key, long value) {
-    static Op put(long k, long v) {
-      return new Op(Kind.PUT, k, v);
-    }
-
-    static Op remove(long k) {
-      return new Op(Kind.REMOVE, k, 0);
-    }
-
-    void apply(GroupTable t) {
-      switch (kind) {
-        case PUT -> t.put(key, value);
-        case REMOVE -> t.remove(key);
-        case PUT_IF_ABSENT -> t.putIfAbsent(key, value);
-        case REPLACE -> t.replace(key, value);
-      }
-    }
-
-    void apply(Map<Long, Long> m) {
-      switch (kind) {
-        case PUT -> m.put(key, value);
-        case REMOVE -> m.remove(key);
-        case PUT_IF_ABSENT -> m.putIfAbsent(key, value);
-        case REPLACE -> m.replace(key, value);
-      }
-    }
-  }
 
   static PoolOptions options() {
     return PoolOptions.defaults().withScheme(GroupProvider.NAME, GroupLayout.LAYOUT_VERSION, GROUP_SIZE, 1)
@@ -147,52 +114,14 @@ final class GroupCrashSupport {
   }
 
   static CrashHarness.Verifier verifier(List<Op> setup, List<Op> work) {
-    Map<Long, Long> s = new HashMap<>();
-    setup.forEach(o -> o.apply(s));
-    List<Map<Long, Long>> states = new ArrayList<>();
-    states.add(new HashMap<>(s));
-    for (Op o : work) {
-      o.apply(s);
-      states.add(new HashMap<>(s));
-    }
-    return (pool, point) -> verify(pool, point, states, work);
-  }
-
-  static void verify(Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work) {
-    String at = point.describe();
-    GroupTable t = GroupTable.open(pool);
-    CrashHarness.recovered(pool);
-    int done = point.opsCompleted();
-    Map<Long, Long> before = states.get(done);
-    Map<Long, Long> after = point.inFlightOp().isPresent() ? states.get(done + 1) : before;
-    Long inFlightKey = point.inFlightOp().isPresent() ? work.get((int) point.inFlightOp().getAsLong()).key() : null;
-    Map<Long, Long> seen = new HashMap<>();
-    t.forEach((k, v) -> {
-      if (seen.put(k, v) != null) {
-        throw new AssertionError(at + ": key " + k + " twice");
-      }
-    });
-    assertEquals(seen.size(), t.size(), at + ": size equals a scan");
-    Set<Long> keys = new HashSet<>(before.keySet());
-    keys.addAll(after.keySet());
-    keys.addAll(seen.keySet());
-    for (long k : keys) {
-      Long got = seen.get(k);
-      Long viaGet = t.containsKey(k) ? t.get(k, 0) : null;
-      assertEquals(got, viaGet, at + ": get and scan agree on " + k);
-      if (inFlightKey != null && k == inFlightKey) {
-        assertTrue(Objects.equals(got, before.get(k)) || Objects.equals(got, after.get(k)),
-            at + ": in-flight key " + k + " is " + got + ", neither " + before.get(k) + " nor " + after.get(k));
-      } else {
-        assertEquals(before.get(k), got, at + ": key " + k);
-      }
-    }
-    GroupInvariants.check(t, at, true);
-    for (long k = 1; k <= 3; k++) {
-      long key = -k * 0x7F4A7C159E3779B9L;
-      t.put(key, k);
-      assertEquals(k, t.get(key, -1), at + ": the table works after recovery");
-      t.remove(key);
-    }
+    List<Map<Long, Long>> states = CrashModel.states(setup, work);
+    return (pool, point) -> {
+      String at = point.describe();
+      GroupTable t = GroupTable.open(pool);
+      CrashHarness.recovered(pool);
+      CrashModel.checkRecovered(t, point, states, work);
+      GroupInvariants.check(t, at, true);
+      CrashModel.checkStillWorks(t, at);
+    };
   }
 }

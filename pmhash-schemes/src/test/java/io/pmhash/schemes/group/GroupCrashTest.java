@@ -9,7 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.crash.CrashHarness;
-import io.pmhash.schemes.group.GroupCrashSupport.Op;
+import io.pmhash.schemes.contract.CrashModel;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +60,7 @@ class GroupCrashTest {
     for (int i = 0; i < 30; i += 3) {
       work.add(Op.put(key(i), -i));
     }
-    work.add(new Op(GroupCrashSupport.Kind.REPLACE, key(1), 77));
+    work.add(new Op(CrashModel.Kind.REPLACE, key(1), 77));
     crash(dir, "update", setup, work, false);
   }
 
