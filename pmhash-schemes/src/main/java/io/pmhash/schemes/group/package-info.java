@@ -47,7 +47,8 @@
  *   <tr><td>delete</td><td>1</td><td>1</td></tr>
  *   <tr><td>get, containsKey, miss, failed conditional write</td><td>0</td><td>0</td></tr>
  *   <tr><td>expansion / shrink to N' cells per level</td><td>1 + 4 (allocator step)</td><td>all
- *       lines of the new block + those of the allocator step</td></tr>
+ *       lines of the new block + 6 (allocator step)</td></tr>
+ *   <tr><td>recovery after a crash (Algorithm 4)</td><td>0</td><td>0</td></tr>
  * </table>
  *
  * <h2>Extensions of the paper, and deviations</h2>
@@ -65,6 +66,8 @@
  *       plain stores and left to recovery, since a free cell's pair is never read. Lookups test the
  *       bit of every cell they compare (Algorithm 2's level-2 loop compares keys only), so every
  *       key, 0 included, is allowed.
+ *   <li>Recovery resets the pairs of free cells in memory without persisting them (Algorithm 4
+ *       line 7), and does not persist the recount (lines 19–20): nothing reads either.
  *   <li>The count (above). The bit is packed per group ({@link
  *       io.pmhash.schemes.group.GroupLayout} says why).
  * </ul>
