@@ -1,5 +1,7 @@
 package io.pmhash.schemes.group;
 
+import static io.pmhash.schemes.contract.PersistCost.assertCost;
+import static io.pmhash.schemes.contract.PersistCost.stats;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,16 +30,6 @@ class GroupPersistCountTest {
    * blocks and root 0 (docs/allocator.md, "Redo step").
    */
   static final long STEP_LINES = 6;
-
-  private static PersistenceStats stats(GroupTable t) {
-    return t.pool().persistence().stats();
-  }
-
-  private static void assertCost(GroupTable t, PersistenceStats before, long drains, long lines, String what) {
-    PersistenceStats d = stats(t).minus(before);
-    assertEquals(drains, d.drains(), what + ": drains");
-    assertEquals(lines, d.linesFlushed(), what + ": lines flushed");
-  }
 
   private GroupTable create(long capacity) throws Exception {
     return (GroupTable) PmHash.create(dir.resolve("t.pool"), TableOptions.scheme(GroupProvider.NAME)
