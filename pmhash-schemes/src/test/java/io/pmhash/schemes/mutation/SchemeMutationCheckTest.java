@@ -36,7 +36,7 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
  *     -Dtest='*MutationCheckTest' -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
  *
- * {@code -Dpmhash.mutation=dash,cceh} picks suites ({@code dash}, {@code cceh}, {@code level});
+ * {@code -Dpmhash.mutation=dash,cceh} picks suites ({@code dash}, {@code cceh}, {@code level}, {@code group});
  * {@code -Dpmhash.mutation.site=CcehSplit.finish} mutates only the sites whose id this regular
  * expression is found in; {@code -Dpmhash.mutation.debug=true} prints each JUnit run's summary and failures.
  * Each table is printed and written to {@code target/mutation/<suite>.txt}; the test fails if a
@@ -50,6 +50,7 @@ class SchemeMutationCheckTest {
     SUITES.put("dash", List.of("io.pmhash.schemes.dash.DashCrashTest"));
     SUITES.put("cceh", List.of("io.pmhash.schemes.cceh.CcehCrashTest"));
     SUITES.put("level", List.of("io.pmhash.schemes.level.LevelCrashTest"));
+    SUITES.put("group", List.of("io.pmhash.schemes.group.GroupCrashTest"));
   }
 
   /**
@@ -63,7 +64,7 @@ class SchemeMutationCheckTest {
       // (b) A drain subsumed by the same thread's next drain, which comes before anything durable
       // can depend on it: the publication's redo entries drain (Redo.commitActions "redo 1").
       "drain Allocator.raiseHighWater", "drain LevelResize.expand", "drain LevelTable.create",
-      "drain Allocator.formatRun",
+      "drain Allocator.formatRun", "drain GroupResize.resize", "drain GroupTable.create",
       // (c) Redo 1 itself: the commit word carries a checksum of the entries, so a commit word
       // durable without its entries is discarded like an uncommitted record.
       "drain Redo.commitActions",

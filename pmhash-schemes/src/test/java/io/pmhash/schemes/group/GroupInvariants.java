@@ -1,0 +1,59 @@
+package io.pmhash.schemes.group;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pmhash.core.Pool;
+import io.pmhash.core.hash.Hashing;
+import java.lang.foreign.MemorySegment;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The structural invariants of a quiescent group-hashing table: root 0 names the table in use and
+ * its global info states its geometry, every record sits in its level-1 cell or in the level-2
+ * group of that cell's group, no key twice, {@code size()} equals a scan, every free cell is zero
+ * when {@code freeCellsZero} (after recovery, which resets them, and on tables with no deletes),
+ * and exactly one block is owned (no leaked table).
+ */
+final class GroupInvariants {
+  private GroupInvariants() {}
+
+  static void check(GroupTable t, String at) {
+    check(t, at, false);
+  }
+
+  static void check(GroupTable t, String at, boolean freeCellsZero) {
+    GroupCells c = t.current;
+    Pool pool = t.pool;
+    MemorySegment m = pool.memory();
+    assertEquals(c.base, pool.root(0), at + ": root 0 names the table in use");
+    assertEquals(c.cells, (long) GroupLayout.LONG.get(m, c.base + GroupLayout.INFO_TABLE_SIZE), at + ": table size");
+    assertEquals((long) c.groupSize(), (long) GroupLayout.LONG.get(m, c.base + GroupLayout.INFO_GROUP_SIZE), at + ": group size");
+    Set<Long> keys = new HashSet<>();
+    long n = 0;
+    for (long cell = 0; cell < c.capacity(); cell++) {
+      boolean set = ((long) GroupLayout.LONG.get(m, c.bitmapWord(cell)) & 1L << cell) != 0;
+      long key = c.key(m, cell);
+      if (!set) {
+        if (freeCellsZero) {
+          assertTrue(key == 0 && c.value(m, cell) == 0, at + ": free cell " + cell + " is not zero");
+        }
+        continue;
+      }
+      n++;
+      long home = c.home(Hashing.hash(key));
+      boolean placed = cell == home || cell >= c.cells && c.groupOf(cell - c.cells) == c.groupOf(home);
+      assertTrue(placed, at + ": key " + key + " in cell " + cell + ", neither its level-1 cell " + home + " nor its level-2 group");
+      assertTrue(keys.add(key), at + ": key " + key + " twice");
+    }
+    assertEquals(n, t.size(), at + ": size equals a scan");
+    assertEquals(1, ownedBlocks(pool), at + ": owned blocks (the table block only)");
+  }
+
+  static long ownedBlocks(Pool pool) {
+    long[] n = new long[1];
+    pool.allocator().forEachOwned((block, size) -> n[0]++);
+    return n[0];
+  }
+}
