@@ -81,7 +81,6 @@ final class DashLhRecovery {
     lh.rebuildOverflow(m, seg);
     segs.flushAllMeta(seg);
     lh.flushChainMeta(m, seg);
-    p.flush(seg + SEG_CHAIN_LOCK, 4);
     // PERSIST(§4.8 steps 1-3): locks clear, duplicates gone, metadata rebuilt, durably, before the version says recovered
     p.drain();
   }

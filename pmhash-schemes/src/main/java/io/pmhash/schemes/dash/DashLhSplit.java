@@ -32,8 +32,9 @@ import java.util.List;
  * Allocating a chained stash bucket triggers one advance. The new segment's index is {@code t =
  * 2^L + Next}; if its directory entry is empty, the segment array is reserved, zeroed, flushed
  * and published into the entry in one allocator step (under the array lock). Then {@code
- * N|Next} is CAS-ed forward (Next + 1, or N + 1 and Next = 0 at the end of a round) and
- * persisted. Advancing is the only serialised step (a CAS, retried only when another thread's
+ * N|Next} is CAS-ed forward (Next + 1, or N + 1 and Next = 0 at the end of a round). It is not
+ * persisted here: the first split that depends on it flushes it (invariant B below), and an
+ * advance lost in a crash before that changed nothing durable. Advancing is the only serialised step (a CAS, retried only when another thread's
  * advance succeeded: lock-free); no segment is split by it.
  *
  * <p>Invariant A: a segment's array is durable and published before any {@code N|Next} that
@@ -114,9 +115,9 @@ final class DashLhSplit {
       }
       long nw = next + 1 == (1L << level) ? nNext(roundOf(w) + 1, 0) : nNext(roundOf(w), next + 1);
       if (LONG.compareAndSet(m, table.header + HDR_N_NEXT, w, nw)) {
-        p.flush(table.header + HDR_N_NEXT, 8);
-        // PERSIST(§5.3 advance): N|Next durable (invariant A holds: the array was published before the CAS)
-        p.drain();
+        // no persist here: nothing durable depends on this advance until a split commits a
+        // segment it addresses, and that split flushes N|Next first (invariant B); a crash
+        // before then loses only the advance, which the next chained bucket repeats
         table.advances.incrementAndGet();
         return;
       }

@@ -50,6 +50,7 @@ class SchemeMutationCheckTest {
     SUITES.put("dash", List.of("io.pmhash.schemes.dash.DashCrashTest"));
     SUITES.put("cceh", List.of("io.pmhash.schemes.cceh.CcehCrashTest"));
     SUITES.put("level", List.of("io.pmhash.schemes.level.LevelCrashTest"));
+    SUITES.put("dashlh", List.of("io.pmhash.schemes.dash.DashLhCrashTest"));
   }
 
   /**
