@@ -3,11 +3,14 @@ package io.pmhash.schemes.dash;
 import static io.pmhash.schemes.dash.DashLayout.LOCK;
 import static io.pmhash.schemes.dash.DashLayout.NORMAL_BUCKETS;
 import static io.pmhash.schemes.dash.DashLhLayout.NODE_BUCKET;
+import static io.pmhash.schemes.dash.DashLhLayout.NODE_BYTES;
 import static io.pmhash.schemes.dash.DashLhLayout.SEG_CHAIN_LOCK;
 import static io.pmhash.schemes.dash.DashSegment.bucket;
 
+import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -68,7 +71,14 @@ final class DashLhRecovery {
       VersionLock.reset(m, bucket(seg, i) + LOCK);
     }
     VersionLock.reset(m, seg + SEG_CHAIN_LOCK);
+    long maxNodes = m.byteSize() / NODE_BYTES;
+    long nodes = 0;
     for (long node = DashLhSegment.chainHead(m, seg); node != 0; node = DashLhSegment.nextNode(m, node)) {
+      // nothing in a file is trusted: a link outside the pool, or a cycle, is corruption
+      if (node < table.pool.heapOffset() || (node & 63) != 0 || node + NODE_BYTES > m.byteSize() || ++nodes > maxNodes) {
+        throw new UncheckedIOException(new CorruptPoolException("dash-lh: the chain of segment at " + seg
+            + " links to " + node + (nodes > maxNodes ? " in a cycle" : ", outside the pool") + "; the pool is corrupt"));
+      }
       long b = node + NODE_BUCKET;
       VersionLock.reset(m, b + LOCK);
       // (2) for chained buckets: fingerprints and counts (no displacement reaches the chain)

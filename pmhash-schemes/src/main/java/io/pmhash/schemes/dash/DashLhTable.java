@@ -186,6 +186,16 @@ public final class DashLhTable implements LongHashTable {
     if (firstShift + roundOf(w) >= 32 || nextOf(w) >= 1L << (firstShift + roundOf(w))) {
       throw corrupt(where + ": dash-lh N|Next word " + Long.toHexString(w) + " is out of range");
     }
+    long segBytes = DashLayout.segmentBytes(stash);
+    long total = (1L << (firstShift + roundOf(w))) + nextOf(w);
+    int needed = entryOf(total - 1, firstShift, stride);
+    for (int e = 0; e < DIRECTORY_ENTRIES; e++) {
+      long a = (long) LONG.get(m, h + HDR_DIRECTORY + 8L * e);
+      long bytes = arraySegments(e, firstShift, stride) * segBytes;
+      if (a == 0 ? e <= needed : a < pool.heapOffset() || (a & 63) != 0 || a + bytes > m.byteSize()) {
+        throw corrupt(where + ": dash-lh directory entry " + e + " (" + a + ") is " + (a == 0 ? "empty but N|Next addresses it" : "outside the pool"));
+      }
+    }
     long gv;
     if (pool.lastShutdownClean()) {
       gv = (long) LONG.get(m, h + HDR_GLOBAL_VERSION);
@@ -372,15 +382,7 @@ public final class DashLhTable implements LongHashTable {
 
   /** The key's location in its two buckets, the fixed stash or the chain; -1 if absent. */
   private long search(MemorySegment m, long seg, long b1, long b2, long key, int fp) {
-    int slot = find(m, b1, bitmap(m, b1), key, fp);
-    if (slot >= 0) {
-      return b1 | slot;
-    }
-    slot = find(m, b2, bitmap(m, b2), key, fp);
-    if (slot >= 0) {
-      return b2 | slot;
-    }
-    long loc = segments.findInStash(m, seg, b1, b2, key, fp);
+    long loc = segments.findLocked(m, seg, b1, b2, key, fp); // (reads only: safe unlocked too)
     if (loc < 0 && DashLhSegment.mayBeChained(m, seg, b1)) {
       loc = lh.findInChain(m, seg, key, fp);
     }
