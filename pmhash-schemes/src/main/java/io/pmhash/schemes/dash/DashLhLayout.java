@@ -164,7 +164,11 @@ public final class DashLhLayout {
     return nNext & 0xFFFFFFFFL;
   }
 
-  /** @return the N|Next word */
+  /**
+   * @param round N, the rounds completed
+   * @param next Next, below {@code 2^(log2(first array) + N)}
+   * @return the N|Next word
+   */
   public static long nNext(int round, long next) {
     return (long) round << 32 | next;
   }
@@ -178,7 +182,10 @@ public final class DashLhLayout {
    * The directory entry of segment {@code s} (§5.2): 0 for {@code s < first}; then group g holds
    * {@code stride} entries of {@code first << g} segments each.
    *
+   * @param s a segment index
    * @param firstShift log2 of the first array's segment count
+   * @param stride fixed-size expansions before each doubling
+   * @return the directory entry
    */
   public static int entryOf(long s, int firstShift, int stride) {
     long t = s - (1L << firstShift);
@@ -190,7 +197,12 @@ public final class DashLhLayout {
     return 1 + g * stride + (int) (within >>> (firstShift + g));
   }
 
-  /** @return the index of segment {@code s} in its array */
+  /**
+   * @param s a segment index
+   * @param firstShift log2 of the first array's segment count
+   * @param stride fixed-size expansions before each doubling
+   * @return the index of segment {@code s} in its array
+   */
   public static long indexInArray(long s, int firstShift, int stride) {
     long t = s - (1L << firstShift);
     if (t < 0) {
@@ -201,7 +213,12 @@ public final class DashLhLayout {
     return within & ((1L << (firstShift + g)) - 1);
   }
 
-  /** @return the segments in the array of directory entry {@code e} */
+  /**
+   * @param e a directory entry
+   * @param firstShift log2 of the first array's segment count
+   * @param stride fixed-size expansions before each doubling
+   * @return the segments in the array of directory entry {@code e}
+   */
   public static long arraySegments(int e, int firstShift, int stride) {
     return e == 0 ? 1L << firstShift : 1L << (firstShift + (e - 1) / stride);
   }
