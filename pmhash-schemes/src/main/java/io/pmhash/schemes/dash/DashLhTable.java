@@ -284,14 +284,32 @@ public final class DashLhTable implements LongHashTable {
     if (seg == 0 || seg + segBytes > m.byteSize()) {
       return -1;
     }
-    if (shapeAcquire(m, seg) != shape(depth, LIVE, s)) {
-      materialize(s, depth);
+    long shape = shapeAcquire(m, seg);
+    if (shape != shape(depth, LIVE, s)) {
+      locateSlow(m, s, depth, shape, w);
       return -1;
     }
     if ((long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion) {
       recovery.recover(seg);
     }
     return seg;
+  }
+
+  /**
+   * The segment is not LIVE at its due depth: make it so, unless it is deeper, which only a word
+   * read before the advance that allowed the split explains (the splitter read the newer word
+   * before it raised the depth, so it is visible now). If the word has not changed, the pool is
+   * inconsistent: throw rather than retry forever.
+   */
+  private void locateSlow(MemorySegment m, long s, int depth, long shape, long w) {
+    if (stateOf(shape) == LIVE && depthOf(shape) > depth) {
+      if ((long) LONG.getAcquire(m, header + HDR_N_NEXT) == w) {
+        throw new IllegalStateException("dash-lh: segment " + s + " has depth " + depthOf(shape)
+            + ", deeper than N|Next " + Long.toHexString(w) + " allows (" + depth + "): the table is inconsistent");
+      }
+      return;
+    }
+    materialize(s, depth);
   }
 
   /**

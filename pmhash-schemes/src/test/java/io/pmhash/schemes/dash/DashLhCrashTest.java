@@ -23,7 +23,9 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.function.ToLongFunction;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * keeps working. Tables use a first array of 1 segment and stride 1, so that a few hundred keys
  * reach chains, splits and doublings.
  */
+@Timeout(value = 30, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang (a lock left held) fails
 class DashLhCrashTest {
   @TempDir Path dir;
 
