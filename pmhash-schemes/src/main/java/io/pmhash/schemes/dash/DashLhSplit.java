@@ -60,7 +60,8 @@ import java.util.List;
  *   <li>p drops every record with bit {@code 14 + d} (buckets and chain), its overflow metadata
  *       is rebuilt, and this is drained. Invariant C: p holds only its half durably before its
  *       depth says d + 1.
- *   <li>p's shape becomes (d + 1, LIVE, p); persisted.
+ *   <li>p's shape becomes (d + 1, LIVE, p), not persisted: losing it in a crash leaves the
+ *       state after step 2, which 3–4 repair again.
  * </ol>
  *
  * A crash before 2 leaves n ABSENT and p whole: the split runs again from 1. A crash after 2
@@ -256,10 +257,11 @@ final class DashLhSplit {
     lh.flushChainMeta(m, pseg);
     // PERSIST(§5.3 split step 3, invariant C): p holds only its half, durably, before its depth says d + 1
     p.drain();
+    // step 4 needs no persist of its own: a crash that loses the new depth leaves p at depth d
+    // with n LIVE, and the next thread that needs p runs steps 3-4 again (idempotent); the
+    // shape's line becomes durable with a later flush of it (a chain append's link, recovery's
+    // version, or the next split of p)
     LONG.setRelease(m, pseg + SEG_SHAPE, shape(d + 1, LIVE, pi));
-    p.flush(pseg + SEG_SHAPE, 8);
-    // PERSIST(§5.3 split step 4): the split is complete
-    p.drain();
   }
 
   private static void dropHashBit(MemorySegment m, long b, long hashBit) {

@@ -84,16 +84,20 @@ class DashLhCrashTest {
   static final int FIRST = 1;
   static final int STRIDE = 1;
 
-  static PoolOptions options() {
-    return PoolOptions.defaults().withScheme("dash-lh", 1, 2, FIRST, STRIDE)
+  static PoolOptions options(int first) {
+    return PoolOptions.defaults().withScheme("dash-lh", 1, 2, first, STRIDE)
         .withGeometry(2, 4096, 64 << 10).withInitialSize(1 << 20);
   }
 
-  static DashLhTable fresh() {
-    return DashLhTable.create(Pool.createVolatile(options()), 2, FIRST, STRIDE);
+  static DashLhTable fresh(int first) {
+    return DashLhTable.create(Pool.createVolatile(options(first)), 2, first, STRIDE);
   }
 
   private CrashHarness.Report crash(String name, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
+    return crash(name, FIRST, setup, work, recoveryCrashes);
+  }
+
+  private CrashHarness.Report crash(String name, int first, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
     Map<Long, Long> s = new HashMap<>();
     setup.forEach(o -> o.apply(s));
     List<Map<Long, Long>> states = new ArrayList<>();
@@ -102,13 +106,13 @@ class DashLhCrashTest {
       o.apply(s);
       states.add(new HashMap<>(s));
     }
-    CrashHarness.Builder b = CrashHarness.builder(dir, options())
+    CrashHarness.Builder b = CrashHarness.builder(dir, options(first))
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
         .randomImages(3, 0xD1L)
         .eachLineCap(24)
         .crashDuringRecovery(recoveryCrashes)
         .setup(pool -> {
-          DashLhTable t = DashLhTable.create(pool, 2, FIRST, STRIDE);
+          DashLhTable t = DashLhTable.create(pool, 2, first, STRIDE);
           for (Op o : setup) {
             o.apply(t);
           }
@@ -229,18 +233,6 @@ class DashLhCrashTest {
 
   // ------------------------------------------------------------------ key helpers
 
-  /** Keys whose target bucket is {@code y} (every key is in segment 0 of a 1-segment table). */
-  static long[] keysFor(int y, int n, long start) {
-    long[] out = new long[n];
-    int i = 0;
-    for (long k = start; i < n; k++) {
-      if (DashSegment.bucketIndex(Hashing.hash(k)) == y) {
-        out[i++] = k;
-      }
-    }
-    return out;
-  }
-
   private static List<Op> seeded(long seed, int n) {
     SplittableRandom r = new SplittableRandom(seed);
     List<Op> ops = new ArrayList<>();
@@ -252,7 +244,7 @@ class DashLhCrashTest {
 
   /** Index of the seeded insert at which {@code counter} first reaches {@code target}. */
   private static int indexWhere(long seed, ToLongFunction<DashLhTable> counter, long target) {
-    try (DashLhTable t = fresh()) {
+    try (DashLhTable t = fresh(FIRST)) {
       SplittableRandom r = new SplittableRandom(seed);
       for (int i = 0; ; i++) {
         t.put(r.nextLong(), i);
@@ -277,37 +269,53 @@ class DashLhCrashTest {
   }
 
   /**
-   * Fixed stash, then the chain: keys of one bucket fill it and its neighbour, then the two
-   * fixed stash buckets, then the first chained bucket is allocated (with the segment array of
-   * segment 1 and the advance of Next), a second chained record goes into it, and chained and
-   * stashed records are updated and deleted.
+   * Fixed stash, then the chain, in segment 1 of a 2-segment first array (so that the advance the
+   * first chained bucket makes is due in segment 0, and segment 1's chain stays while the chained
+   * operations run): keys of one bucket fill it and its neighbour, then the two fixed stash
+   * buckets, then the first chained bucket is allocated (with the segment array of segment 2 and
+   * the advance of Next), a second chained record goes into it, and chained and stashed records
+   * are updated and deleted.
    */
   @Test
   void stashAndChainedStashInsertDeleteWithAdvance() {
-    long[] of20 = keysFor(20, 80, 1);
-    int full = fillToChain(of20);
+    long[] keys = keysFor(20, 1, 80, 1);
+    int full = fillToChain(keys);
     List<Op> setup = new ArrayList<>();
     for (int i = 0; i < full - 2; i++) {
-      setup.add(Op.put(of20[i], i));
+      setup.add(Op.put(keys[i], i));
     }
     List<Op> work = new ArrayList<>();
-    work.add(Op.put(of20[full - 2], -1)); // a fixed stash insert
-    work.add(Op.put(of20[full - 1], -2)); // fills the fixed stash (or displaces)
-    work.add(Op.put(of20[full], -3)); // first chained bucket: node, array, advance
-    work.add(Op.put(of20[full + 1], -4)); // into the chained bucket
-    work.add(Op.put(of20[full], -33)); // update of a chained record
-    work.add(Op.remove(of20[full + 1])); // delete of a chained record
-    work.add(Op.remove(of20[full - 2])); // delete of a stashed record
-    CrashHarness.Report r = crash("stash+chain", setup, work, true);
+    work.add(Op.put(keys[full - 2], -1)); // a fixed stash insert
+    work.add(Op.put(keys[full - 1], -2)); // fills the fixed stash
+    work.add(Op.put(keys[full], -3)); // first chained bucket: node, array, advance
+    work.add(Op.put(keys[full + 1], -4)); // into the chained bucket
+    work.add(Op.put(keys[full], -33)); // update of a chained record
+    work.add(Op.remove(keys[full + 1])); // delete of a chained record
+    work.add(Op.remove(keys[full - 2])); // delete of a stashed record
+    work.add(Op.get(keys[3])); // segment 1 stays at depth 1 (Next is 1: only segment 0 is due)
+    CrashHarness.Report r = crash("stash+chain", 2, setup, work, true);
     assertTrue(r.crashPoints() >= 14, r.summary());
   }
 
-  /** How many keys of {@code keys} a fresh table takes before the next one allocates a chained bucket. */
+  /** Keys whose target bucket is {@code y} in segment {@code s} of a 2-segment table. */
+  static long[] keysFor(int y, int s, int n, long start) {
+    long[] out = new long[n];
+    int i = 0;
+    for (long k = start; i < n; k++) {
+      long h = Hashing.hash(k);
+      if (DashSegment.bucketIndex(h) == y && ((h >>> SEGMENT_HASH_SHIFT) & 1) == s) {
+        out[i++] = k;
+      }
+    }
+    return out;
+  }
+
+  /** How many keys of {@code keys} a fresh 2-segment table takes before the next one allocates a chained bucket in segment 1. */
   private static int fillToChain(long[] keys) {
-    try (DashLhTable t = fresh()) {
+    try (DashLhTable t = fresh(2)) {
       for (int i = 0; ; i++) {
         t.put(keys[i], i);
-        if (DashLhSegment.chainHead(t.pool.memory(), t.segmentOffset(t.pool.memory(), 0)) != 0) {
+        if (DashLhSegment.chainHead(t.pool.memory(), t.segmentOffset(t.pool.memory(), 1)) != 0) {
           return i;
         }
       }
