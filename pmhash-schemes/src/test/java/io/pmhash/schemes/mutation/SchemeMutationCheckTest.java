@@ -86,6 +86,7 @@ class SchemeMutationCheckTest {
       // without recovery. The simulator has no clean-close image.
       "flush DashBucket.flushMeta < DashLhSegment.insertChain",
       "flush DashBucket.flushMeta < DashLhSegment.appendNode",
+      "flush DashBucket.flushMeta < DashLhSegment.deleteChained",
       "flush DashBucket.flushMeta < DashSegment.flushAllMeta < DashLhRecovery.repair",
       "flush DashBucket.flushMeta < DashLhSegment.flushChainMeta < DashLhRecovery.repair",
       "drain DashLhRecovery.repair", "flush DashRecovery.markRecovered", "drain DashRecovery.markRecovered",
