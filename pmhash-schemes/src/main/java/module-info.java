@@ -14,5 +14,6 @@ module io.pmhash.schemes {
       io.pmhash.schemes.cceh.CcehProvider,
       io.pmhash.schemes.dash.DashEhProvider,
       io.pmhash.schemes.group.GroupProvider,
+      io.pmhash.schemes.dash.DashLhProvider,
       io.pmhash.schemes.level.LevelProvider;
 }

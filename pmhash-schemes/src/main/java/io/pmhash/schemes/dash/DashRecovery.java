@@ -50,10 +50,33 @@ final class DashRecovery {
   /** Recovers {@code seg} unless another thread did or does. */
   void recover(MemorySegment m, long seg) {
     long gv = table.globalVersion;
+    if (!lockForRecovery(m, seg, gv)) {
+      return;
+    }
+    try {
+      if ((long) LONG.getAcquire(m, seg + SEG_VERSION) != gv) {
+        repair(m, seg);
+        markRecovered(m, p, seg, gv);
+        table.recoveredSegments.incrementAndGet();
+      }
+    } finally {
+      unlockRecovery(m, seg, gv);
+    }
+  }
+
+  /**
+   * Takes a segment's recovery lock ({@code 2 * gv + 1} while held in version {@code gv}; a
+   * value left by an earlier version is free, so a lock held at a crash never blocks). Shared
+   * by Dash-EH and Dash-LH, whose segment headers keep the version and the lock at the same
+   * offsets.
+   *
+   * @return false if the segment is already recovered to {@code gv} (nothing locked)
+   */
+  static boolean lockForRecovery(MemorySegment m, long seg, long gv) {
     long held = 2 * gv + 1;
     for (;;) {
       if ((long) LONG.getAcquire(m, seg + SEG_VERSION) == gv) {
-        return;
+        return false;
       }
       long w = (long) LONG.getAcquire(m, seg + SEG_RECOVERY_LOCK);
       if (w == held) {
@@ -61,21 +84,68 @@ final class DashRecovery {
         continue;
       }
       if (LONG.compareAndSet(m, seg + SEG_RECOVERY_LOCK, w, held)) {
-        break;
+        return true;
       }
     }
-    try {
-      if ((long) LONG.getAcquire(m, seg + SEG_VERSION) != gv) {
-        repair(m, seg);
-        LONG.setRelease(m, seg + SEG_VERSION, gv);
-        p.flush(seg + SEG_VERSION, 8);
-        // PERSIST(§4.8): the segment's version says "recovered" only after the repair is durable (drained in repair)
-        p.drain();
-        table.recoveredSegments.incrementAndGet();
-      }
-    } finally {
-      LONG.setRelease(m, seg + SEG_RECOVERY_LOCK, 2 * gv);
+  }
+
+  /** Releases the recovery lock taken by {@link #lockForRecovery}. */
+  static void unlockRecovery(MemorySegment m, long seg, long gv) {
+    LONG.setRelease(m, seg + SEG_RECOVERY_LOCK, 2 * gv);
+  }
+
+  /** Persists the segment's version = {@code gv}; the caller has drained its repair. */
+  static void markRecovered(MemorySegment m, Persistence p, long seg, long gv) {
+    LONG.setRelease(m, seg + SEG_VERSION, gv);
+    p.flush(seg + SEG_VERSION, 8);
+    // PERSIST(§4.8): the segment's version says "recovered" only after the repair is durable (drained in repair)
+    p.drain();
+  }
+
+  /**
+   * The record steps of the repair (3: fingerprints, 4: duplicates, 5: counts) over the first {@code buckets} buckets of a segment (normal
+   * then stash): fingerprints from keys, displacement duplicates, counts. Plain stores; the
+   * caller rebuilds the overflow metadata, flushes and drains. Shared with Dash-LH.
+   */
+  static void repairRecords(MemorySegment m, long seg, int buckets) {
+    // (3, first) fingerprints: an insert persists the pair before the bitmap, and the
+    // fingerprint only with the bitmap's line, so a crash may keep a record without its
+    // fingerprint; every allocated slot gets its fingerprint back from its key
+    for (int i = 0; i < buckets; i++) {
+      refreshFingerprints(m, bucket(seg, i));
     }
+    // (2) duplicates from an interrupted displacement: the same key in buckets y and y + 1
+    for (int y = 0; y < NORMAL_BUCKETS; y++) {
+      long b = bucket(seg, y);
+      long next = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
+      int bm = bitmap(m, b);
+      for (int a = allocated(bm); a != 0; a &= a - 1) {
+        int slot = Integer.numberOfTrailingZeros(a);
+        int nbm = bitmap(m, next);
+        int dup = find(m, next, nbm, key(m, b, slot), fingerprint(m, b, slot));
+        if (dup >= 0) {
+          setBitmapRelease(m, next, withoutSlot(nbm, dup));
+        }
+      }
+    }
+    // (3) counts
+    for (int i = 0; i < buckets; i++) {
+      recount(m, bucket(seg, i));
+    }
+  }
+
+  /** Recomputes the fingerprint of every allocated slot of a bucket from its key. */
+  static void refreshFingerprints(MemorySegment m, long b) {
+    for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
+      int slot = Integer.numberOfTrailingZeros(a);
+      BYTE.set(m, b + FP + slot, (byte) DashSegment.fingerprintOf(Hashing.hash(key(m, b, slot))));
+    }
+  }
+
+  /** Rewrites a bucket's count (and clears membership bits of free slots) from its allocation bits. */
+  static void recount(MemorySegment m, long b) {
+    int bm = bitmap(m, b);
+    setBitmapRelease(m, b, restrictTo(bm, allocated(bm)));
   }
 
   private void repair(MemorySegment m, long seg) {
@@ -96,36 +166,7 @@ final class DashRecovery {
     if (splitting || (state == MERGING && victim == 0)) {
       segs.dropUncovered(m, seg, shape);
     }
-    // (3, first) fingerprints: an insert persists the pair before the bitmap, and the
-    // fingerprint only with the bitmap's line, so a crash may keep a record without its
-    // fingerprint; every allocated slot gets its fingerprint back from its key
-    for (int i = 0; i < buckets; i++) {
-      long b = bucket(seg, i);
-      for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
-        int slot = Integer.numberOfTrailingZeros(a);
-        BYTE.set(m, b + FP + slot, (byte) DashSegment.fingerprintOf(Hashing.hash(key(m, b, slot))));
-      }
-    }
-    // (2) duplicates from an interrupted displacement: the same key in buckets y and y + 1
-    for (int y = 0; y < NORMAL_BUCKETS; y++) {
-      long b = bucket(seg, y);
-      long next = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
-      int bm = bitmap(m, b);
-      for (int a = allocated(bm); a != 0; a &= a - 1) {
-        int slot = Integer.numberOfTrailingZeros(a);
-        int nbm = bitmap(m, next);
-        int dup = find(m, next, nbm, key(m, b, slot), fingerprint(m, b, slot));
-        if (dup >= 0) {
-          setBitmapRelease(m, next, withoutSlot(nbm, dup));
-        }
-      }
-    }
-    // (3) counts and overflow metadata
-    for (int i = 0; i < buckets; i++) {
-      long b = bucket(seg, i);
-      int bm = bitmap(m, b);
-      setBitmapRelease(m, b, restrictTo(bm, allocated(bm)));
-    }
+    repairRecords(m, seg, buckets);
     segs.rebuildOverflow(m, seg);
     segs.flushAllMeta(seg);
     // PERSIST(§4.8 steps 1-3): locks clear, duplicates gone, metadata rebuilt, durably, before the split is finished or the version set

@@ -122,16 +122,8 @@ final class DashSplit {
       long sb = bucket(seg, i);
       long nb = bucket(n, i);
       int bm = bitmap(m, sb);
-      int moving = 0;
-      for (int a = allocated(bm); a != 0; a &= a - 1) {
-        int slot = Integer.numberOfTrailingZeros(a);
-        long h = Hashing.hash(key(m, sb, slot));
-        if (((h >>> (63 - d)) & 1) != 0) {
-          moving |= 1 << slot;
-        }
-      }
       INT.set(m, nb + LOCK, 0);
-      INT.set(m, nb + BITMAP, restrictTo(bm, moving));
+      INT.set(m, nb + BITMAP, restrictTo(bm, slotsWithHashBit(m, sb, bm, 1L << (63 - d))));
     }
     segs.rebuildOverflow(m, n);
     p.flush(n, segs.bytes);
@@ -206,6 +198,23 @@ final class DashSplit {
       pub.commit();
     }
     table.doublings.incrementAndGet();
+  }
+
+  /**
+   * The allocated slots of a bucket whose key's hash has {@code hashBit} set: the records a
+   * split moves (Dash-EH: bit d from the top; Dash-LH: bit 14 + d from the bottom).
+   *
+   * @return a 14-bit slot mask
+   */
+  static int slotsWithHashBit(MemorySegment m, long b, int bitmap, long hashBit) {
+    int out = 0;
+    for (int a = allocated(bitmap); a != 0; a &= a - 1) {
+      int slot = Integer.numberOfTrailingZeros(a);
+      if ((Hashing.hash(key(m, b, slot)) & hashBit) != 0) {
+        out |= 1 << slot;
+      }
+    }
+    return out;
   }
 
   /** For tests: whether every lock of a segment is free. */

@@ -3,6 +3,11 @@
  * Persistent Memory", VLDB 2020, §4), byte-exact in its bucket layout ({@code
  * docs/format/dash-eh.md}).
  *
+ * <p>Dash-LH: Dash for linear hashing (the same paper, §5; {@code docs/format/dash-lh.md}),
+ * built on the same bucket and segment code: {@link io.pmhash.schemes.dash.DashLhTable} and the
+ * {@code DashLh*} classes. Its persist orders, recovery and deviations are documented there and
+ * in {@link io.pmhash.schemes.dash.DashLhSplit}; what follows is Dash-EH's.
+ *
  * <h2>Assumptions and guarantees</h2>
  *
  * <ul>

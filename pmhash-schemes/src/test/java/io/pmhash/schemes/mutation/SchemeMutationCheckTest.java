@@ -51,6 +51,7 @@ class SchemeMutationCheckTest {
     SUITES.put("cceh", List.of("io.pmhash.schemes.cceh.CcehCrashTest"));
     SUITES.put("level", List.of("io.pmhash.schemes.level.LevelCrashTest"));
     SUITES.put("group", List.of("io.pmhash.schemes.group.GroupCrashTest"));
+    SUITES.put("dashlh", List.of("io.pmhash.schemes.dash.DashLhCrashTest"));
   }
 
   /**
@@ -78,7 +79,19 @@ class SchemeMutationCheckTest {
       "drain LevelResize.shrink", "flush LevelResize.shrink",
       // (e) Flushes of freshly zeroed memory: a new chunk of the pool file is zero on the media
       // already. Needed when the allocator hands out recycled memory, which no test makes it do.
-      "flush Allocator.formatRun", "flush LevelTable.create");
+      "flush Allocator.formatRun", "flush LevelTable.create", "flush DashLhSplit.allocateArray",
+      // (h) Durable for a clean shutdown only (Dash-LH): lines that recovery recomputes after a
+      // crash, since every unclean open takes a new global version and recovers every segment
+      // again — the overflow metadata of chained records (§4.6), a segment's repair and its
+      // recovery version, the new global version — but that an open after a clean close trusts
+      // without recovery. The simulator has no clean-close image.
+      "flush DashBucket.flushMeta < DashLhSegment.insertChain",
+      "flush DashBucket.flushMeta < DashLhSegment.appendNode",
+      "flush DashBucket.flushMeta < DashLhSegment.deleteChained",
+      "flush DashBucket.flushMeta < DashSegment.flushAllMeta < DashLhRecovery.repair",
+      "flush DashBucket.flushMeta < DashLhSegment.flushChainMeta < DashLhRecovery.repair",
+      "drain DashLhRecovery.repair", "flush DashRecovery.markRecovered", "drain DashRecovery.markRecovered",
+      "flush DashLhTable.open", "drain DashLhTable.open");
 
   /** Runs the classes with JUnit; throws (to the check, which only notes it) if none ran. */
   static MutationCheck.Suite junit(List<String> classes) {

@@ -1,0 +1,253 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashBucket.*;
+import static io.pmhash.schemes.dash.DashLayout.BUCKET_BYTES;
+import static io.pmhash.schemes.dash.DashLayout.LOCK;
+import static io.pmhash.schemes.dash.DashLayout.LONG;
+import static io.pmhash.schemes.dash.DashLayout.NORMAL_BUCKETS;
+import static io.pmhash.schemes.dash.DashLayout.SLOTS;
+import static io.pmhash.schemes.dash.DashLayout.STASH_FLAG;
+import static io.pmhash.schemes.dash.DashLhLayout.*;
+import static io.pmhash.schemes.dash.DashSegment.bucket;
+
+import io.pmhash.core.Persistence;
+import io.pmhash.core.Pool;
+import io.pmhash.core.alloc.Publication;
+import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.Hashing;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What a Dash-LH segment adds to a Dash-EH segment (Dash §5.1): the chain of extra stash
+ * buckets. Everything inside the 64 normal and the fixed stash buckets is {@link DashSegment}'s
+ * (balanced insert, displacement, stash with overflow metadata, update, delete, each with its
+ * persist order); this class searches, extends and deletes from the chain.
+ *
+ * <p><b>Overflow metadata of chained records.</b> The 2-bit overflow index of a Dash bucket
+ * names a fixed stash bucket only, so a chained record is always counted in its target bucket's
+ * overflow count (which sets the "check the stash" flag, §4.3): a search probes the chain only
+ * when that flag is set. Like all overflow metadata it is rebuilt by recovery (§4.6, §4.8).
+ *
+ * <p><b>Locking.</b> Order: the key's two buckets, then the fixed stash buckets (as Dash-EH),
+ * then the segment's chain lock, then chained buckets in chain order. Every writer of key k
+ * holds k's two buckets, so a reader that validates their versions needs no chain lock; an
+ * append holds the chain lock, so that two appends never race on the head link; a split holds
+ * everything. Chain nodes are never freed while the table is open (a split leaves a drained node
+ * in place), so a reader never follows a link into freed memory.
+ */
+final class DashLhSegment {
+  private final Pool pool;
+  private final Persistence p;
+  private final DashSegment segs;
+
+  DashLhSegment(Pool pool, DashSegment segs) {
+    this.pool = pool;
+    this.p = pool.persistence();
+    this.segs = segs;
+  }
+
+  /** @return the first chain node of a segment, 0 for none */
+  static long chainHead(MemorySegment m, long seg) {
+    return (long) LONG.getAcquire(m, seg + SEG_CHAIN);
+  }
+
+  /** @return the node after {@code node}, 0 at the end */
+  static long nextNode(MemorySegment m, long node) {
+    return (long) LONG.getAcquire(m, node + NODE_NEXT);
+  }
+
+  /** @return whether a search for a key whose target bucket is {@code b1} must probe the chain */
+  static boolean mayBeChained(MemorySegment m, long seg, long b1) {
+    return (ovfBitmap(overflowWord(m, b1)) & STASH_FLAG) != 0 && chainHead(m, seg) != 0;
+  }
+
+  /** A mapping that covers {@code node}: the caller's, or the pool's current one. */
+  private MemorySegment covering(MemorySegment m, long node) {
+    return node + NODE_BYTES <= m.byteSize() ? m : pool.memory();
+  }
+
+  /**
+   * Searches the chain (no locks: the caller validates or holds the key's two buckets).
+   *
+   * @return {@code bucket offset | slot}, or -1
+   */
+  long findInChain(MemorySegment m, long seg, long key, int fp) {
+    for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+      m = covering(m, node);
+      long b = node + NODE_BUCKET;
+      int slot = find(m, b, bitmapAcquire(m, b), key, fp);
+      if (slot >= 0) {
+        return b | slot;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Inserts an absent key into the chain, the caller holding the key's two buckets (the segment
+   * is full otherwise): the first chained bucket with room (the persist order of {@link
+   * DashSegment#put}), else a new node.
+   *
+   * @return true if a new chained bucket was allocated (Dash §5.1: a split is due)
+   */
+  boolean insertChain(MemorySegment mapping, long seg, long b1, long key, long value, int fp) {
+    MemorySegment m = pool.memory();
+    VersionLock.lock(m, seg + SEG_CHAIN_LOCK);
+    try {
+      for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+        long b = node + NODE_BUCKET;
+        VersionLock.lock(m, b + LOCK);
+        try {
+          int bm = bitmap(m, b);
+          if (count(bm) < SLOTS) {
+            // overflow metadata first (it may over-count until the record exists: harmless,
+            // and rebuilt by recovery); put drains it with the record (§4.6)
+            incrementOverflowCount(m, b1);
+            flushMeta(p, b1);
+            segs.put(m, b, bm, key, value, fp, false);
+            return false;
+          }
+        } finally {
+          VersionLock.unlock(m, b + LOCK);
+        }
+      }
+      appendNode(seg, b1, key, value, fp);
+      return true;
+    } finally {
+      VersionLock.unlock(m, seg + SEG_CHAIN_LOCK);
+    }
+  }
+
+  /**
+   * A new node holding the record in slot 0, linked at the head of the chain. The node is built
+   * completely while it is reserved and nothing names it; one allocator step then owns it and
+   * stores it into the head link. A crash before the step leaves no trace; after, the record.
+   */
+  private void appendNode(long seg, long b1, long key, long value, int fp) {
+    Reservation r = pool.allocator().reserve(NODE_BYTES);
+    MemorySegment m = pool.memory();
+    try {
+      incrementOverflowCount(m, b1);
+    } catch (IllegalStateException e) {
+      pool.allocator().cancel(r);
+      throw e;
+    }
+    long node = r.offset();
+    initNode(m, node, chainHead(m, seg));
+    long b = node + NODE_BUCKET;
+    writeRecord(m, b, 0, key, value, fp);
+    setBitmapRelease(m, b, withSlot(0, 0, false));
+    p.flush(node, NODE_BYTES);
+    flushMeta(p, b1);
+    try (Publication pub = pool.allocator().begin()) {
+      pub.publish(r, seg + SEG_CHAIN);
+      // PERSIST(§5.1 chained stash): the node and its record are durable (flushed above, ordered by the redo entries' drain) before the step that owns it and links it at the head commits
+      pub.commit();
+    }
+  }
+
+  /** Zeroes a node (lock and bitmap included) and sets its next link; plain stores. */
+  static void initNode(MemorySegment m, long node, long next) {
+    m.asSlice(node, NODE_BYTES).fill((byte) 0);
+    LONG.set(m, node + NODE_NEXT, next);
+  }
+
+  /** @return whether {@code location} is in a chained bucket rather than in the segment */
+  static boolean isChained(long seg, long segBytes, long location) {
+    long b = location & ~63L;
+    return b < seg || b >= seg + segBytes;
+  }
+
+  /**
+   * Deletes a chained record, the caller holding the key's two buckets: the bitmap bit cleared
+   * and the target's overflow count decremented, one drain (as a fixed stash delete, §4.6).
+   */
+  void deleteChained(MemorySegment mapping, long b1, long location) {
+    MemorySegment m = covering(mapping, location);
+    long b = location & ~63L;
+    int slot = (int) location & 63;
+    VersionLock.lock(m, b + LOCK);
+    try {
+      setBitmapRelease(m, b, withoutSlot(bitmap(m, b), slot));
+      decrementOverflowCount(m, b1);
+      flushMeta(p, b);
+      flushMeta(p, b1);
+      // PERSIST(§4.6 delete): the chained bucket's cleared bit is durable; the overflow count rides along (rebuilt by §4.8 recovery)
+      p.drain();
+    } finally {
+      VersionLock.unlock(m, b + LOCK);
+    }
+  }
+
+  /**
+   * Rebuilds the overflow metadata of every normal bucket: the fixed stash's ({@link
+   * DashSegment#rebuildOverflow}) plus one overflow count per chained record. Plain stores; the
+   * caller holds every lock (or recovers) and flushes.
+   */
+  void rebuildOverflow(MemorySegment m, long seg) {
+    segs.rebuildOverflow(m, seg);
+    for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+      long b = node + NODE_BUCKET;
+      for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
+        long h = Hashing.hash(key(m, b, Integer.numberOfTrailingZeros(a)));
+        incrementOverflowCount(m, bucket(seg, DashSegment.bucketIndex(h)));
+      }
+    }
+  }
+
+  /** Flushes the metadata line of every chained bucket (no drain). */
+  void flushChainMeta(MemorySegment m, long seg) {
+    for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+      flushMeta(p, node + NODE_BUCKET);
+    }
+  }
+
+  /** Locks the chain lock, then every chained bucket in chain order. */
+  static void lockChain(MemorySegment m, long seg) {
+    VersionLock.lock(m, seg + SEG_CHAIN_LOCK);
+    for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+      VersionLock.lock(m, node + NODE_BUCKET + LOCK);
+    }
+  }
+
+  /** Unlocks what {@link #lockChain} locked (the chain cannot change while it is held). */
+  static void unlockChain(MemorySegment m, long seg) {
+    for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+      VersionLock.unlock(m, node + NODE_BUCKET + LOCK);
+    }
+    VersionLock.unlock(m, seg + SEG_CHAIN_LOCK);
+  }
+
+  /** @return records in the chain */
+  static long chainRecords(MemorySegment m, long seg) {
+    long n = 0;
+    for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+      n += count(bitmapAcquire(m, node + NODE_BUCKET));
+    }
+    return n;
+  }
+
+  /** @return chained buckets */
+  static long chainLength(MemorySegment m, long seg) {
+    long n = 0;
+    for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+      n++;
+    }
+    return n;
+  }
+
+  /** @return the records of a segment: its buckets' and its chain's */
+  long records(MemorySegment m, long seg) {
+    return segs.records(m, seg) + chainRecords(m, seg);
+  }
+
+  /** @return records in the fixed stash and the chain */
+  long stashRecords(MemorySegment m, long seg) {
+    long n = chainRecords(m, seg);
+    for (int i = 0; i < segs.stash; i++) {
+      n += count(bitmapAcquire(m, seg + DashLayout.SEG_BUCKETS + (NORMAL_BUCKETS + i) * BUCKET_BYTES));
+    }
+    return n;
+  }
+}

@@ -1,0 +1,274 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashBucket.*;
+import static io.pmhash.schemes.dash.DashLayout.BITMAP;
+import static io.pmhash.schemes.dash.DashLayout.BUCKET_BYTES;
+import static io.pmhash.schemes.dash.DashLayout.INT;
+import static io.pmhash.schemes.dash.DashLayout.LOCK;
+import static io.pmhash.schemes.dash.DashLayout.LONG;
+import static io.pmhash.schemes.dash.DashLayout.NORMAL_BUCKETS;
+import static io.pmhash.schemes.dash.DashLayout.SEG_BUCKETS;
+import static io.pmhash.schemes.dash.DashLayout.SLOTS;
+import static io.pmhash.schemes.dash.DashLayout.shape;
+import static io.pmhash.schemes.dash.DashLhLayout.*;
+import static io.pmhash.schemes.dash.DashSegment.bucket;
+
+import io.pmhash.core.Persistence;
+import io.pmhash.core.Pool;
+import io.pmhash.core.PoolFullException;
+import io.pmhash.core.alloc.Publication;
+import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.hash.Hashing;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Expansion of Dash-LH (Dash §5.2, §5.3): advancing {@code Next}, allocating segment arrays, and
+ * the split of one segment, every step citing the paper.
+ *
+ * <h2>Advance (§5.3, LHlf)</h2>
+ *
+ * Allocating a chained stash bucket triggers one advance. The new segment's index is {@code t =
+ * 2^L + Next}; if its directory entry is empty, the segment array is reserved, zeroed, flushed
+ * and published into the entry in one allocator step (under the array lock). Then {@code
+ * N|Next} is CAS-ed forward (Next + 1, or N + 1 and Next = 0 at the end of a round). It is not
+ * persisted here: the first split that depends on it flushes it (invariant B below), and an
+ * advance lost in a crash before that changed nothing durable. Advancing is the only serialised step (a CAS, retried only when another thread's
+ * advance succeeded: lock-free); no segment is split by it.
+ *
+ * <p>Invariant A: a segment's array is durable and published before any {@code N|Next} that
+ * addresses it is durable (the array's allocator step commits before the CAS).
+ *
+ * <h2>Split of segment p at depth d into p and n = p + 2^d (both depth d + 1)</h2>
+ *
+ * Done by whichever thread next needs p or n at a depth the {@code N|Next} word says (LHlf), so
+ * splits of different segments run in parallel. With every lock of p held (buckets, chain lock,
+ * chained buckets), after p is recovered:
+ *
+ * <ol>
+ *   <li>If n is not LIVE (never created, or an earlier attempt crashed before its commit): n's
+ *       buckets are copied from p keeping, in the same slots, the records whose hash bit
+ *       {@code 14 + d} is 1 (so they always fit); p's chained records with that bit are
+ *       inserted into n by Dash-EH's placement, and what does not fit goes into new chain nodes
+ *       for n (reserved, not owned). n's header gets the global version and no shape. n is
+ *       flushed, and so is the {@code N|Next} word.
+ *   <li>Commit, one allocator step: n's new nodes become owned and linked and n's shape word
+ *       becomes (d + 1, LIVE, n). Invariant B: n's contents and an {@code N|Next} that routes
+ *       n's keys to n are durable before n is LIVE (the step's drain orders the flushes of 1).
+ *       From here n's keys are n's; p's copies of them are dead (no lookup reaches them).
+ *   <li>p drops every record with bit {@code 14 + d} (buckets and chain), its overflow metadata
+ *       is rebuilt, and this is drained. Invariant C: p holds only its half durably before its
+ *       depth says d + 1.
+ *   <li>p's shape becomes (d + 1, LIVE, p), not persisted: losing it in a crash leaves the
+ *       state after step 2, which 3–4 repair again.
+ * </ol>
+ *
+ * A crash before 2 leaves n ABSENT and p whole: the split runs again from 1. A crash after 2
+ * leaves p at depth d with n LIVE: the next thread that needs p at depth d + 1 runs 3–4 (each
+ * idempotent); lookups are right meanwhile, since n's keys route to n. Recovery itself needs no
+ * split logic, and a crash during a split never blocks recovery.
+ */
+final class DashLhSplit {
+  private final DashLhTable table;
+  private final Pool pool;
+  private final Persistence p;
+  private final DashSegment segs;
+  private final DashLhSegment lh;
+
+  DashLhSplit(DashLhTable table) {
+    this.table = table;
+    this.pool = table.pool;
+    this.p = table.persistence;
+    this.segs = table.segments;
+    this.lh = table.lh;
+  }
+
+  // ---------------------------------------------------------------- advance
+
+  /** Advances Next by one (§5.3); a table at its largest size, or a full pool, stays as it is. */
+  void advance() {
+    for (;;) {
+      MemorySegment m = pool.memory();
+      long w = (long) LONG.getAcquire(m, table.header + HDR_N_NEXT);
+      int level = table.firstShift + roundOf(w);
+      long next = nextOf(w);
+      if (level >= 31) {
+        table.expansionsRefused.incrementAndGet();
+        return;
+      }
+      long t = (1L << level) + next;
+      int e = entryOf(t, table.firstShift, table.stride);
+      if (e >= DIRECTORY_ENTRIES) {
+        table.expansionsRefused.incrementAndGet();
+        return;
+      }
+      if (table.arrayOffset(m, e) == 0) {
+        try {
+          allocateArray(e);
+        } catch (PoolFullException full) {
+          // the insert that asked for this is complete; the table grows at a later chain
+          // allocation, when the pool may have room
+          table.expansionsRefused.incrementAndGet();
+          return;
+        }
+        continue;
+      }
+      long nw = next + 1 == (1L << level) ? nNext(roundOf(w) + 1, 0) : nNext(roundOf(w), next + 1);
+      if (LONG.compareAndSet(m, table.header + HDR_N_NEXT, w, nw)) {
+        // no persist here: nothing durable depends on this advance until a split commits a
+        // segment it addresses, and that split flushes N|Next first (invariant B); a crash
+        // before then loses only the advance, which the next chained bucket repeats
+        table.advances.incrementAndGet();
+        return;
+      }
+    }
+  }
+
+  /** A zeroed segment array for directory entry {@code e}, published into it (§5.2). */
+  private void allocateArray(int e) {
+    table.arrayLock.lock();
+    try {
+      if (table.arrayOffset(pool.memory(), e) != 0) {
+        return;
+      }
+      long bytes = arraySegments(e, table.firstShift, table.stride) * segs.bytes;
+      Reservation r = pool.allocator().reserve(bytes);
+      MemorySegment m = pool.memory();
+      m.asSlice(r.offset(), bytes).fill((byte) 0);
+      p.flush(r.offset(), bytes);
+      try (Publication pub = pool.allocator().begin()) {
+        pub.publish(r, table.header + HDR_DIRECTORY + 8L * e);
+        // PERSIST(§5.2 hybrid expansion, invariant A): the zeroed array (every segment ABSENT) is durable before the step that owns it and names it in the directory commits
+        pub.commit();
+      }
+      table.arrays.incrementAndGet();
+    } finally {
+      table.arrayLock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- split
+
+  /** Splits segment {@code pi} (at {@code pseg}) from depth {@code d}, unless it is no longer at d. */
+  void split(long pseg, long pi, int d) {
+    MemorySegment m = pool.memory();
+    table.recoverIfNeeded(m, pseg);
+    segs.lockAll(m, pseg);
+    DashLhSegment.lockChain(m, pseg);
+    try {
+      if (DashSegment.shapeAcquire(m, pseg) != shape(d, LIVE, pi)) {
+        return; // another thread split it
+      }
+      long ni = pi + (1L << d);
+      long nseg = table.segmentOffset(pool.memory(), ni);
+      if (nseg == 0) {
+        throw new IllegalStateException("dash-lh: segment " + ni + " has no segment array although Next addresses it");
+      }
+      m = pool.memory();
+      long nshape = DashSegment.shapeAcquire(m, nseg);
+      if (DashLayout.stateOf(nshape) != LIVE || DashLayout.patternOf(nshape) != ni) {
+        build(pseg, nseg, ni, d);
+        m = pool.memory();
+      }
+      finish(m, pseg, pi, d);
+      table.splits.incrementAndGet();
+    } finally {
+      DashLhSegment.unlockChain(m, pseg);
+      segs.unlockAll(m, pseg);
+    }
+  }
+
+  /** Steps 1–2: n built from p's records with hash bit 14 + d, then committed LIVE. */
+  private void build(long pseg, long nseg, long ni, int d) {
+    MemorySegment m = pool.memory();
+    long hashBit = 1L << (SEGMENT_HASH_SHIFT + d);
+    int buckets = NORMAL_BUCKETS + segs.stash;
+    MemorySegment.copy(m, pseg + SEG_BUCKETS, m, nseg + SEG_BUCKETS, buckets * BUCKET_BYTES);
+    m.asSlice(nseg, SEG_BUCKETS).fill((byte) 0);
+    LONG.set(m, nseg + DashLhLayout.SEG_VERSION, table.globalVersion);
+    for (int i = 0; i < buckets; i++) {
+      long sb = bucket(pseg, i);
+      long nb = bucket(nseg, i);
+      int bm = bitmap(m, sb);
+      INT.set(m, nb + LOCK, 0);
+      INT.set(m, nb + BITMAP, restrictTo(bm, DashSplit.slotsWithHashBit(m, sb, bm, hashBit)));
+    }
+    segs.rebuildOverflow(m, nseg);
+    // p's chained records of n's half: Dash-EH's placement in n (n is invisible: its drains
+    // order nothing anyone reads), the rest into new nodes
+    List<Reservation> nodes = new ArrayList<>();
+    long head = 0;
+    for (long node = DashLhSegment.chainHead(m, pseg); node != 0; node = DashLhSegment.nextNode(m, node)) {
+      long b = node + NODE_BUCKET;
+      int bm = bitmap(m, b);
+      for (int a = DashSplit.slotsWithHashBit(m, b, bm, hashBit); a != 0; a &= a - 1) {
+        int slot = Integer.numberOfTrailingZeros(a);
+        long k = key(m, b, slot);
+        long v = value(m, b, slot);
+        if (segs.insertSegmentLocked(m, nseg, k, v) == DashSegment.INSERTED) {
+          continue;
+        }
+        if (head == 0 || count(bitmap(m, head + NODE_BUCKET)) == SLOTS) {
+          Reservation r = pool.allocator().reserve(NODE_BYTES);
+          m = pool.memory();
+          DashLhSegment.initNode(m, r.offset(), head);
+          nodes.add(r);
+          head = r.offset();
+        }
+        long nb = head + NODE_BUCKET;
+        int nbm = bitmap(m, nb);
+        int s = freeSlot(nbm);
+        long h = Hashing.hash(k);
+        writeRecord(m, nb, s, k, v, DashSegment.fingerprintOf(h));
+        INT.set(m, nb + BITMAP, withSlot(nbm, s, false));
+        incrementOverflowCount(m, bucket(nseg, DashSegment.bucketIndex(h)));
+      }
+    }
+    for (Reservation r : nodes) {
+      p.flush(r.offset(), NODE_BYTES);
+    }
+    p.flush(nseg, segs.bytes);
+    p.flush(table.header + HDR_N_NEXT, 8);
+    try (Publication pub = pool.allocator().begin()) {
+      if (head != 0) {
+        pub.publish(nodes.get(nodes.size() - 1), nseg + SEG_CHAIN);
+        for (int i = 0; i < nodes.size() - 1; i++) {
+          pub.publish(nodes.get(i)); // linked from the node after it
+        }
+      }
+      pub.set(nseg + SEG_SHAPE, shape(d + 1, LIVE, ni));
+      // PERSIST(§5.3 split step 2, invariant B): n's buckets and nodes and the N|Next word are durable (flushed above, ordered by the redo entries' drain) before the step that makes n LIVE commits
+      pub.commit();
+    }
+  }
+
+  /** Steps 3–4: p keeps its half; its depth becomes d + 1. Idempotent. */
+  private void finish(MemorySegment m, long pseg, long pi, int d) {
+    long hashBit = 1L << (SEGMENT_HASH_SHIFT + d);
+    for (int i = 0; i < NORMAL_BUCKETS + segs.stash; i++) {
+      dropHashBit(m, bucket(pseg, i), hashBit);
+    }
+    for (long node = DashLhSegment.chainHead(m, pseg); node != 0; node = DashLhSegment.nextNode(m, node)) {
+      dropHashBit(m, node + NODE_BUCKET, hashBit);
+    }
+    lh.rebuildOverflow(m, pseg);
+    segs.flushAllMeta(pseg);
+    lh.flushChainMeta(m, pseg);
+    // PERSIST(§5.3 split step 3, invariant C): p holds only its half, durably, before its depth says d + 1
+    p.drain();
+    // step 4 needs no persist of its own: a crash that loses the new depth leaves p at depth d
+    // with n LIVE, and the next thread that needs p runs steps 3-4 again (idempotent); the
+    // shape's line becomes durable with a later flush of it (a chain append's link, recovery's
+    // version, or the next split of p)
+    LONG.setRelease(m, pseg + SEG_SHAPE, shape(d + 1, LIVE, pi));
+  }
+
+  private static void dropHashBit(MemorySegment m, long b, long hashBit) {
+    int bm = bitmap(m, b);
+    int moved = DashSplit.slotsWithHashBit(m, b, bm, hashBit);
+    if (moved != 0) {
+      setBitmapRelease(m, b, restrictTo(bm, allocated(bm) & ~moved));
+    }
+  }
+}

@@ -1,0 +1,662 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashBucket.*;
+import static io.pmhash.schemes.dash.DashLayout.INT;
+import static io.pmhash.schemes.dash.DashLayout.LOCK;
+import static io.pmhash.schemes.dash.DashLayout.LONG;
+import static io.pmhash.schemes.dash.DashLayout.MAX_STASH;
+import static io.pmhash.schemes.dash.DashLayout.MIN_STASH;
+import static io.pmhash.schemes.dash.DashLayout.NORMAL_BUCKETS;
+import static io.pmhash.schemes.dash.DashLayout.SLOTS;
+import static io.pmhash.schemes.dash.DashLayout.depthOf;
+import static io.pmhash.schemes.dash.DashLayout.patternOf;
+import static io.pmhash.schemes.dash.DashLayout.shape;
+import static io.pmhash.schemes.dash.DashLayout.stateOf;
+import static io.pmhash.schemes.dash.DashLhLayout.*;
+import static io.pmhash.schemes.dash.DashSegment.bucket;
+import static io.pmhash.schemes.dash.DashSegment.bucketIndex;
+import static io.pmhash.schemes.dash.DashSegment.fingerprintOf;
+import static io.pmhash.schemes.dash.DashSegment.shapeAcquire;
+
+import io.pmhash.core.CorruptPoolException;
+import io.pmhash.core.Persistence;
+import io.pmhash.core.Pool;
+import io.pmhash.core.alloc.Publication;
+import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.concurrent.EpochReclaimer;
+import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.Hashing;
+import io.pmhash.map.LongHashTable;
+import io.pmhash.map.LongLongConsumer;
+import io.pmhash.map.TableStats;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Dash-LH (Dash §5): linear hashing over Dash segments. The public facade, API and lifecycle.
+ * Reads are Dash Algorithm 3 (optimistic, validated, never writing unless a segment must first
+ * be recovered or split); writers lock the key's two buckets and call {@link DashSegment} (the
+ * Dash-EH bucket code, shared) and, when the segment is full, {@link DashLhSegment}'s chain.
+ * Expansion and splits are {@link DashLhSplit}'s, lazy recovery {@link DashLhRecovery}'s.
+ *
+ * <p><b>Routing.</b> {@code N|Next} (one u64, §5.3) gives each segment index the depth it must
+ * have; a thread that finds its segment ABSENT or shallower than that first does the split that
+ * is due (LHlf): see {@link #materialize}. Segments are never merged: this table does not shrink.
+ */
+public final class DashLhTable implements LongHashTable {
+  private static final int PUT = 0;
+  private static final int PUT_IF_ABSENT = 1;
+  private static final int REPLACE = 2;
+  private static final int REPLACE_IF = 3;
+  private static final int REMOVE = 4;
+  private static final int REMOVE_IF = 5;
+
+  final Pool pool;
+  final Persistence persistence;
+  final EpochReclaimer epochs;
+  final DashSegment segments;
+  final DashLhSegment lh;
+  final DashLhSplit split;
+  final DashLhRecovery recovery;
+  final long header;
+  final long globalVersion;
+  final int stash;
+  final int firstShift;
+  final int stride;
+  final long segBytes;
+  final ReentrantLock arrayLock = new ReentrantLock();
+  final AtomicLong splits = new AtomicLong();
+  final AtomicLong advances = new AtomicLong();
+  final AtomicLong arrays = new AtomicLong();
+  final AtomicLong expansionsRefused = new AtomicLong();
+  final AtomicLong recoveredSegments = new AtomicLong();
+
+  private DashLhTable(Pool pool, long header, int stash, int firstShift, int stride, long globalVersion) {
+    this.pool = pool;
+    this.persistence = pool.persistence();
+    this.epochs = pool.epochs();
+    this.header = header;
+    this.stash = stash;
+    this.firstShift = firstShift;
+    this.stride = stride;
+    this.globalVersion = globalVersion;
+    this.segments = new DashSegment(persistence, stash);
+    this.segBytes = segments.bytes;
+    this.lh = new DashLhSegment(pool, segments);
+    this.split = new DashLhSplit(this);
+    this.recovery = new DashLhRecovery(this);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Builds an empty table in a fresh pool: the first segment array ({@code firstArray} LIVE
+   * segments), then the table header, owned and linked from root 0 in one allocator step, so a
+   * pool whose create was interrupted has no table (open refuses it) rather than half of one.
+   *
+   * @param pool the pool, its header naming dash-lh
+   * @param stash fixed stash buckets per segment, 2..4
+   * @param firstArray segments in the first array, a power of two, 1..1024
+   * @param stride fixed-size expansions before each doubling (§5.2), 1..16
+   * @return the table
+   */
+  public static DashLhTable create(Pool pool, int stash, int firstArray, int stride) {
+    checkParams(stash, firstArray, stride);
+    if (pool.root(0) != 0) {
+      throw new IllegalStateException("pool already holds a table (root 0 is set)");
+    }
+    int firstShift = Integer.numberOfTrailingZeros(firstArray);
+    long gv = pool.recoveryEpoch();
+    long segBytes = DashLayout.segmentBytes(stash);
+    Persistence p = pool.persistence();
+    Reservation arr = pool.allocator().reserve(firstArray * segBytes);
+    Reservation hdr = pool.allocator().reserve(TABLE_HEADER.byteSize());
+    MemorySegment m = pool.memory();
+    long a = arr.offset();
+    m.asSlice(a, firstArray * segBytes).fill((byte) 0);
+    for (int i = 0; i < firstArray; i++) {
+      long s = a + i * segBytes;
+      LONG.set(m, s + SEG_SHAPE, shape(firstShift, LIVE, i));
+      LONG.set(m, s + SEG_VERSION, gv);
+    }
+    p.flush(a, firstArray * segBytes);
+    long h = hdr.offset();
+    m.asSlice(h, TABLE_HEADER.byteSize()).fill((byte) 0);
+    LONG.set(m, h + HDR_MAGIC, MAGIC);
+    INT.set(m, h + HDR_VERSION, LAYOUT_VERSION);
+    INT.set(m, h + HDR_STASH, stash);
+    INT.set(m, h + HDR_FIRST, firstArray);
+    INT.set(m, h + HDR_STRIDE, stride);
+    LONG.set(m, h + HDR_GLOBAL_VERSION, gv);
+    p.flush(h, TABLE_HEADER.byteSize());
+    try (Publication pub = pool.allocator().begin()) {
+      pub.publish(arr, h + HDR_DIRECTORY).publish(hdr, Pool.rootWord(0));
+      // PERSIST(create): the first array and the header are durable (flushed above, ordered by the redo entries' drain) before the step that owns them and links the header from root 0 commits
+      pub.commit();
+    }
+    return new DashLhTable(pool, h, stash, firstShift, stride, gv);
+  }
+
+  /**
+   * Opens the table of a pool: O(1) (Dash §4.8). After an unclean shutdown the global version
+   * becomes the pool's new recovery epoch (persisted), so every segment is recovered on first
+   * touch.
+   *
+   * @param pool the opened pool
+   * @return the table
+   * @throws UncheckedIOException wrapping a {@link CorruptPoolException} if the table header is
+   *     missing or invalid
+   */
+  public static DashLhTable open(Pool pool) {
+    long h = pool.root(0);
+    String where = pool.path() == null ? "volatile pool" : pool.path().toString();
+    if (h == 0) {
+      throw corrupt(where + ": no dash-lh table (root 0 is empty): its create was interrupted; delete the file and create it again");
+    }
+    MemorySegment m = pool.memory();
+    if (h < pool.heapOffset() || h + TABLE_HEADER.byteSize() > m.byteSize() || (h & 63) != 0) {
+      throw corrupt(where + ": dash-lh table header offset " + h + " is outside the heap");
+    }
+    if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {
+      throw corrupt(where + ": root 0 does not point at a dash-lh table header (bad magic)");
+    }
+    int version = (int) INT.get(m, h + HDR_VERSION);
+    if (version != LAYOUT_VERSION) {
+      throw corrupt(where + ": dash-lh table layout version " + version + ", expected " + LAYOUT_VERSION);
+    }
+    int stash = (int) INT.get(m, h + HDR_STASH);
+    int first = (int) INT.get(m, h + HDR_FIRST);
+    int stride = (int) INT.get(m, h + HDR_STRIDE);
+    long[] params = pool.schemeParams();
+    if (params.length < 3 || params[0] != stash || params[1] != first || params[2] != stride) {
+      throw corrupt(where + ": dash-lh table header (stash " + stash + ", first array " + first + ", stride " + stride + ") differs from the pool header's parameters");
+    }
+    try {
+      checkParams(stash, first, stride);
+    } catch (IllegalArgumentException e) {
+      throw corrupt(where + ": dash-lh table header: " + e.getMessage());
+    }
+    int firstShift = Integer.numberOfTrailingZeros(first);
+    long w = (long) LONG.get(m, h + HDR_N_NEXT);
+    if (firstShift + roundOf(w) >= 32 || nextOf(w) >= 1L << (firstShift + roundOf(w))) {
+      throw corrupt(where + ": dash-lh N|Next word " + Long.toHexString(w) + " is out of range");
+    }
+    long segBytes = DashLayout.segmentBytes(stash);
+    long total = (1L << (firstShift + roundOf(w))) + nextOf(w);
+    int needed = entryOf(total - 1, firstShift, stride);
+    for (int e = 0; e < DIRECTORY_ENTRIES; e++) {
+      long a = (long) LONG.get(m, h + HDR_DIRECTORY + 8L * e);
+      long bytes = arraySegments(e, firstShift, stride) * segBytes;
+      if (a == 0 ? e <= needed : a < pool.heapOffset() || (a & 63) != 0 || a + bytes > m.byteSize()) {
+        throw corrupt(where + ": dash-lh directory entry " + e + " (" + a + ") is " + (a == 0 ? "empty but N|Next addresses it" : "outside the pool"));
+      }
+    }
+    long gv;
+    if (pool.lastShutdownClean()) {
+      gv = (long) LONG.get(m, h + HDR_GLOBAL_VERSION);
+    } else {
+      gv = pool.recoveryEpoch();
+      LONG.setRelease(m, h + HDR_GLOBAL_VERSION, gv);
+      // PERSIST(§4.8): the new global version is durable before any segment is recovered to it
+      pool.persistence().persist(h + HDR_GLOBAL_VERSION, 8);
+    }
+    return new DashLhTable(pool, h, stash, firstShift, stride, gv);
+  }
+
+  private static UncheckedIOException corrupt(String message) {
+    return new UncheckedIOException(new CorruptPoolException(message));
+  }
+
+  /** Validates the three parameters; the messages name the parameter and the allowed range. */
+  static void checkParams(long stash, long firstArray, long stride) {
+    if (stash < MIN_STASH || stash > MAX_STASH) {
+      throw new IllegalArgumentException("dash-lh parameter stashBuckets must be 2..4, got " + stash);
+    }
+    if (firstArray < 1 || firstArray > MAX_FIRST_ARRAY || Long.bitCount(firstArray) != 1) {
+      throw new IllegalArgumentException("dash-lh parameter firstArray must be a power of two in 1.." + MAX_FIRST_ARRAY + ", got " + firstArray);
+    }
+    if (stride < 1 || stride > MAX_STRIDE) {
+      throw new IllegalArgumentException("dash-lh parameter stride must be 1.." + MAX_STRIDE + ", got " + stride);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      pool.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public Pool pool() {
+    return pool;
+  }
+
+  @Override
+  public String scheme() {
+    return DashLhProvider.NAME;
+  }
+
+  // ---------------------------------------------------------------- routing
+
+  /** @return the offset of directory entry {@code e}'s segment array, 0 if not allocated */
+  long arrayOffset(MemorySegment m, int e) {
+    return (long) LONG.getAcquire(m, header + HDR_DIRECTORY + 8L * e);
+  }
+
+  /** @return the offset of segment {@code s}, 0 if its array is not allocated */
+  long segmentOffset(MemorySegment m, long s) {
+    if (s < 1L << firstShift) {
+      return arrayOffset(m, 0) + s * segBytes;
+    }
+    long a = arrayOffset(m, entryOf(s, firstShift, stride));
+    return a == 0 ? 0 : a + indexInArray(s, firstShift, stride) * segBytes;
+  }
+
+  /** @return whether a LIVE shape covers hash {@code h} */
+  static boolean covers(long shape, long h) {
+    long mask = (1L << depthOf(shape)) - 1;
+    return stateOf(shape) == LIVE && ((h >>> SEGMENT_HASH_SHIFT) & mask) == patternOf(shape);
+  }
+
+  /**
+   * The segment that holds {@code h}, recovered and at the depth {@code N|Next} says; -1 when
+   * the caller must retry (the pool grew, or a split was just done).
+   */
+  long locate(MemorySegment m, long h) {
+    long x = h >>> SEGMENT_HASH_SHIFT;
+    long w = (long) LONG.getAcquire(m, header + HDR_N_NEXT);
+    int level = firstShift + roundOf(w);
+    long s = x & ((1L << level) - 1);
+    int depth = level;
+    if (s < nextOf(w)) {
+      s = x & ((1L << (level + 1)) - 1);
+      depth = level + 1;
+    }
+    long seg = segmentOffset(m, s);
+    if (seg == 0 || seg + segBytes > m.byteSize()) {
+      return -1;
+    }
+    long shape = shapeAcquire(m, seg);
+    if (shape != shape(depth, LIVE, s)) {
+      locateSlow(m, s, depth, shape, w);
+      return -1;
+    }
+    if ((long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion) {
+      recovery.recover(seg);
+    }
+    return seg;
+  }
+
+  /**
+   * The segment is not LIVE at its due depth: make it so, unless it is deeper, which only a word
+   * read before the advance that allowed the split explains (the splitter read the newer word
+   * before it raised the depth, so it is visible now). If the word has not changed, the pool is
+   * inconsistent: throw rather than retry forever.
+   */
+  private void locateSlow(MemorySegment m, long s, int depth, long shape, long w) {
+    if (stateOf(shape) == LIVE && depthOf(shape) > depth) {
+      if ((long) LONG.getAcquire(m, header + HDR_N_NEXT) == w) {
+        throw new IllegalStateException("dash-lh: segment " + s + " has depth " + depthOf(shape)
+            + ", deeper than N|Next " + Long.toHexString(w) + " allows (" + depth + "): the table is inconsistent");
+      }
+      return;
+    }
+    materialize(s, depth);
+  }
+
+  /**
+   * Makes segment {@code s} LIVE at depth {@code depth} or more (LHlf, §5.3): an ABSENT segment
+   * is created by splitting its parent (made ready the same way first); a shallower one is split.
+   * Bounded: each round raises a depth, and depths are bounded by the level.
+   */
+  void materialize(long s, int depth) {
+    for (;;) {
+      MemorySegment m = pool.memory();
+      long seg = segmentOffset(m, s);
+      if (seg == 0) {
+        throw new IllegalStateException("dash-lh: segment " + s + " has no segment array although Next addresses it");
+      }
+      long shape = shapeAcquire(m, seg);
+      if (stateOf(shape) == LIVE) {
+        int d = depthOf(shape);
+        if (d >= depth) {
+          return;
+        }
+        split.split(seg, s, d);
+      } else if (s < 1L << firstShift) {
+        throw new IllegalStateException("dash-lh: segment " + s + " of the first array is not LIVE");
+      } else {
+        int d = 63 - Long.numberOfLeadingZeros(s);
+        materialize(s - (1L << d), d + 1); // the parent's split at depth d creates s
+      }
+    }
+  }
+
+  /** Recovers {@code seg} if its version is not the global one. */
+  void recoverIfNeeded(MemorySegment m, long seg) {
+    if ((long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion) {
+      recovery.recover(seg);
+    }
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  @Override
+  public long get(long key, long absent) {
+    return read(key, absent, false);
+  }
+
+  @Override
+  public boolean containsKey(long key) {
+    return read(key, 0, true) != 0;
+  }
+
+  /** Dash Algorithm 3: snapshot both buckets' versions, search, validate, retry. */
+  private long read(long key, long absent, boolean contains) {
+    long h = Hashing.hash(key);
+    int fp = fingerprintOf(h);
+    int y = bucketIndex(h);
+    EpochReclaimer e = epochs;
+    e.enter();
+    try {
+      for (;;) {
+        MemorySegment m = pool.memory();
+        long seg = locate(m, h);
+        if (seg < 0) {
+          continue;
+        }
+        long b1 = bucket(seg, y);
+        long b2 = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
+        int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
+        int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
+        if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
+          Thread.onSpinWait();
+          continue;
+        }
+        if (!covers(shapeAcquire(m, seg), h)) {
+          continue; // split between locate and the snapshot
+        }
+        long loc = search(m, seg, b1, b2, key, fp);
+        long v = absent;
+        if (loc >= 0) {
+          v = contains ? 1 : value(pool.memory(), loc & ~63L, (int) loc & 63);
+        }
+        if (VersionLock.validate(m, b1 + LOCK, v1) && VersionLock.validate(m, b2 + LOCK, v2)) {
+          return v;
+        }
+      }
+    } finally {
+      e.exit();
+    }
+  }
+
+  /** The key's location in its two buckets, the fixed stash or the chain; -1 if absent. */
+  private long search(MemorySegment m, long seg, long b1, long b2, long key, int fp) {
+    long loc = segments.findLocked(m, seg, b1, b2, key, fp); // (reads only: safe unlocked too)
+    if (loc < 0 && DashLhSegment.mayBeChained(m, seg, b1)) {
+      loc = lh.findInChain(m, seg, key, fp);
+    }
+    return loc;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  @Override
+  public boolean put(long key, long value) {
+    return write(key, value, 0, PUT);
+  }
+
+  @Override
+  public boolean putIfAbsent(long key, long value) {
+    return write(key, value, 0, PUT_IF_ABSENT);
+  }
+
+  @Override
+  public boolean replace(long key, long value) {
+    return write(key, value, 0, REPLACE);
+  }
+
+  @Override
+  public boolean replace(long key, long expected, long value) {
+    return write(key, value, expected, REPLACE_IF);
+  }
+
+  @Override
+  public boolean remove(long key) {
+    return write(key, 0, 0, REMOVE);
+  }
+
+  @Override
+  public boolean remove(long key, long expected) {
+    return write(key, 0, expected, REMOVE_IF);
+  }
+
+  /** Every writer: lock the target and probing bucket (index order), act, unlock (Dash §4.4). */
+  private boolean write(long key, long value, long expected, int op) {
+    long h = Hashing.hash(key);
+    int fp = fingerprintOf(h);
+    int y = bucketIndex(h);
+    int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
+    EpochReclaimer e = epochs;
+    boolean grew = false;
+    e.enter();
+    try {
+      for (;;) {
+        MemorySegment m = pool.memory();
+        long seg = locate(m, h);
+        if (seg < 0) {
+          continue;
+        }
+        long b1 = bucket(seg, y);
+        long b2 = bucket(seg, y2);
+        long first = y < y2 ? b1 : b2;
+        long second = y < y2 ? b2 : b1;
+        VersionLock.lock(m, first + LOCK);
+        VersionLock.lock(m, second + LOCK);
+        try {
+          if (!covers(shapeAcquire(m, seg), h)) {
+            continue; // split while we waited
+          }
+          long loc = search(m, seg, b1, b2, key, fp);
+          if (op != PUT && op != PUT_IF_ABSENT) {
+            return change(m, seg, b1, b2, loc, fp, value, expected, op);
+          }
+          if (loc >= 0) {
+            if (op == PUT) {
+              segments.updateLocked(pool.memory(), loc, value);
+            }
+            return false;
+          }
+          if (segments.insertLocked(m, seg, y, b1, b2, key, value, fp) != DashSegment.INSERTED) {
+            grew = lh.insertChain(m, seg, b1, key, value, fp);
+          }
+          return true;
+        } finally {
+          VersionLock.unlock(m, second + LOCK);
+          VersionLock.unlock(m, first + LOCK);
+        }
+      }
+    } finally {
+      if (grew) {
+        split.advance(); // a chained stash bucket was allocated: one more segment is due (§5.1)
+      }
+      e.exit();
+    }
+  }
+
+  /** Replace and remove of a located (or absent, {@code loc < 0}) key, the two buckets locked. */
+  private boolean change(MemorySegment m, long seg, long b1, long b2, long loc, int fp, long value, long expected, int op) {
+    if (loc < 0) {
+      return false;
+    }
+    MemorySegment cur = pool.memory(); // covers a chained bucket
+    if ((op == REPLACE_IF || op == REMOVE_IF) && value(cur, loc & ~63L, (int) loc & 63) != expected) {
+      return false;
+    }
+    if (op == REPLACE || op == REPLACE_IF) {
+      segments.updateLocked(cur, loc, value);
+    } else if (DashLhSegment.isChained(seg, segBytes, loc)) {
+      lh.deleteChained(cur, b1, loc);
+    } else {
+      segments.deleteLocked(m, seg, b1, b2, loc, fp);
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- whole table
+
+  /**
+   * Every segment, each made LIVE at its due depth (finishing due splits) and recovered, in
+   * index order.
+   */
+  long[] segmentOffsets() {
+    epochs.enter();
+    try {
+      for (;;) {
+        MemorySegment m = pool.memory();
+        long w = (long) LONG.getAcquire(m, header + HDR_N_NEXT);
+        int level = firstShift + roundOf(w);
+        long next = nextOf(w);
+        long total = (1L << level) + next;
+        long[] out = new long[(int) total];
+        for (long s = 0; s < total; s++) {
+          int depth = s < next || s >= 1L << level ? level + 1 : level;
+          materialize(s, depth);
+          m = pool.memory();
+          long seg = segmentOffset(m, s);
+          recoverIfNeeded(m, seg);
+          out[(int) s] = seg;
+        }
+        if ((long) LONG.getAcquire(pool.memory(), header + HDR_N_NEXT) == w) {
+          return out;
+        }
+      }
+    } finally {
+      epochs.exit();
+    }
+  }
+
+  @Override
+  public long size() {
+    long n = 0;
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory();
+    for (long seg : segs) {
+      n += lh.records(m, seg);
+    }
+    return n;
+  }
+
+  @Override
+  public void forEach(LongLongConsumer action) {
+    long[] keys = new long[SLOTS];
+    long[] values = new long[SLOTS];
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory();
+    for (long seg : segs) {
+      for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
+        visit(m, bucket(seg, i), keys, values, action);
+      }
+      for (long node = DashLhSegment.chainHead(m, seg); node != 0; node = DashLhSegment.nextNode(m, node)) {
+        visit(m, node + NODE_BUCKET, keys, values, action);
+      }
+    }
+  }
+
+  /** An optimistic copy of one bucket (Dash §4.4; never writes), then the action on each record. */
+  private static void visit(MemorySegment m, long b, long[] keys, long[] values, LongLongConsumer action) {
+    int n;
+    for (;;) {
+      int v = VersionLock.snapshotAcquire(m, b + LOCK);
+      if (VersionLock.isLocked(v)) {
+        Thread.onSpinWait();
+        continue;
+      }
+      n = 0;
+      for (int alloc = allocated(bitmap(m, b)); alloc != 0; alloc &= alloc - 1) {
+        int slot = Integer.numberOfTrailingZeros(alloc);
+        keys[n] = key(m, b, slot);
+        values[n++] = value(m, b, slot);
+      }
+      if (VersionLock.validate(m, b + LOCK, v)) {
+        break;
+      }
+    }
+    for (int j = 0; j < n; j++) {
+      action.accept(keys[j], values[j]);
+    }
+  }
+
+  /** @return record slots of the segments and their chains */
+  private long slots(MemorySegment m, long[] segs) {
+    long n = 0;
+    for (long seg : segs) {
+      n += (NORMAL_BUCKETS + stash + DashLhSegment.chainLength(m, seg)) * SLOTS;
+    }
+    return n;
+  }
+
+  @Override
+  public double loadFactor() {
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory();
+    long n = 0;
+    for (long seg : segs) {
+      n += lh.records(m, seg);
+    }
+    return (double) n / slots(m, segs);
+  }
+
+  /** @return the N|Next word (§5.3) */
+  long nNextWord() {
+    return (long) LONG.getAcquire(pool.memory(), header + HDR_N_NEXT);
+  }
+
+  @Override
+  public TableStats stats() {
+    long[] segs = segmentOffsets();
+    MemorySegment m = pool.memory();
+    long n = 0;
+    long stashed = 0;
+    long chained = 0;
+    for (long seg : segs) {
+      n += lh.records(m, seg);
+      stashed += lh.stashRecords(m, seg);
+      chained += DashLhSegment.chainLength(m, seg);
+    }
+    long slots = slots(m, segs);
+    long w = nNextWord();
+    Map<String, Long> details = new LinkedHashMap<>();
+    details.put("segments", (long) segs.length);
+    details.put("round", (long) roundOf(w));
+    details.put("next", nextOf(w));
+    details.put("firstArray", 1L << firstShift);
+    details.put("stride", (long) stride);
+    details.put("stashBuckets", (long) stash);
+    details.put("stashRecords", stashed);
+    details.put("chainedBuckets", chained);
+    details.put("splits", splits.get());
+    details.put("advances", advances.get());
+    details.put("segmentArrays", arrays.get());
+    details.put("expansionsRefused", expansionsRefused.get());
+    details.put("recoveredSegments", recoveredSegments.get());
+    details.put("globalVersion", globalVersion);
+    var ps = persistence.stats();
+    return new TableStats(DashLhProvider.NAME, n, slots, slots == 0 ? 0 : (double) n / slots,
+        pool.size(), ps.linesFlushed(), ps.drains(), details);
+  }
+
+  @Override
+  public String toString() {
+    return "dash-lh table (stash " + stash + ", first array " + (1L << firstShift) + ", stride " + stride
+        + ", global version " + globalVersion + ") in " + pool;
+  }
+}

@@ -1,0 +1,356 @@
+package io.pmhash.schemes.dash;
+
+import static io.pmhash.schemes.dash.DashLayout.LONG;
+import static io.pmhash.schemes.dash.DashLhLayout.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pmhash.core.Pool;
+import io.pmhash.core.PoolOptions;
+import io.pmhash.core.crash.CrashHarness;
+import io.pmhash.core.crash.CrashPoint;
+import io.pmhash.core.crash.ImageKind;
+import io.pmhash.core.hash.Hashing;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.function.ToLongFunction;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Crash tests of Dash-LH with the crash simulator, at every drain: insert, update, delete, stash
+ * insert, chained-stash insert and delete, the advance of Next with the array allocation it
+ * needs, the lazy split (the crash points between the advance and the split included: the split
+ * runs in a later operation), array expansion into a doubled array, and crashes during recovery
+ * (which finishes due splits). Each image is opened (O(1): one drain, no segment recovered),
+ * every segment made ready by a scan, and checked: no completed write lost, no deleted key back,
+ * the in-flight operation all or nothing, no duplicates, size equal to a scan, get and scan
+ * agree, no leaked block (owned blocks are exactly the header, the segment arrays and the chain
+ * nodes of LIVE segments), every segment LIVE at its due depth and recovered, and the table
+ * keeps working. Tables use a first array of 1 segment and stride 1, so that a few hundred keys
+ * reach chains, splits and doublings.
+ */
+@Timeout(value = 30, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang (a lock left held) fails
+class DashLhCrashTest {
+  @TempDir Path dir;
+
+  enum Kind { PUT, REMOVE, PUT_IF_ABSENT, REPLACE, GET }
+
+  record Op(Kind kind, long key, long value) {
+    static Op put(long k, long v) {
+      return new Op(Kind.PUT, k, v);
+    }
+
+    static Op remove(long k) {
+      return new Op(Kind.REMOVE, k, 0);
+    }
+
+    static Op get(long k) {
+      return new Op(Kind.GET, k, 0);
+    }
+
+    void apply(DashLhTable t) {
+      switch (kind) {
+        case PUT -> t.put(key, value);
+        case REMOVE -> t.remove(key);
+        case PUT_IF_ABSENT -> t.putIfAbsent(key, value);
+        case REPLACE -> t.replace(key, value);
+        case GET -> t.get(key, 0);
+      }
+    }
+
+    void apply(Map<Long, Long> m) {
+      switch (kind) {
+        case PUT -> m.put(key, value);
+        case REMOVE -> m.remove(key);
+        case PUT_IF_ABSENT -> m.putIfAbsent(key, value);
+        case REPLACE -> m.replace(key, value);
+        case GET -> { }
+      }
+    }
+  }
+
+  static final int FIRST = 1;
+  static final int STRIDE = 1;
+
+  static PoolOptions options(int first) {
+    return PoolOptions.defaults().withScheme("dash-lh", 1, 2, first, STRIDE)
+        .withGeometry(2, 4096, 64 << 10).withInitialSize(1 << 20);
+  }
+
+  static DashLhTable fresh(int first) {
+    return DashLhTable.create(Pool.createVolatile(options(first)), 2, first, STRIDE);
+  }
+
+  private CrashHarness.Report crash(String name, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
+    return crash(name, FIRST, setup, work, recoveryCrashes);
+  }
+
+  private CrashHarness.Report crash(String name, int first, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
+    Map<Long, Long> s = new HashMap<>();
+    setup.forEach(o -> o.apply(s));
+    List<Map<Long, Long>> states = new ArrayList<>();
+    states.add(new HashMap<>(s));
+    for (Op o : work) {
+      o.apply(s);
+      states.add(new HashMap<>(s));
+    }
+    CrashHarness.Builder b = CrashHarness.builder(dir, options(first))
+        .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
+        .randomImages(3, 0xD1L)
+        .eachLineCap(24)
+        .crashDuringRecovery(recoveryCrashes)
+        .setup(pool -> {
+          DashLhTable t = DashLhTable.create(pool, 2, first, STRIDE);
+          for (Op o : setup) {
+            o.apply(t);
+          }
+        });
+    if (recoveryCrashes) {
+      b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING);
+    }
+    CrashHarness.Report r = b.run(
+        (pool, ops) -> {
+          DashLhTable t = DashLhTable.open(pool);
+          for (int i = 0; i < work.size(); i++) {
+            ops.begin(i);
+            work.get(i).apply(t);
+            ops.end(i);
+          }
+        },
+        (pool, point) -> verify(pool, point, states, work));
+    System.out.println("DashLhCrashTest " + name + ": " + r.summary());
+    return r;
+  }
+
+  private static void verify(Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work) {
+    String at = point.describe();
+    long drains = pool.persistence().stats().drains();
+    DashLhTable t = DashLhTable.open(pool);
+    // instant recovery (§4.8): open persists the global version and touches no segment
+    assertEquals(1, pool.persistence().stats().drains() - drains, at + ": drains at open");
+    assertEquals(0, t.recoveredSegments.get(), at + ": segments recovered at open");
+    long size = t.size(); // makes every segment ready: recovers it, finishes due splits
+    CrashHarness.recovered(pool);
+    int done = point.opsCompleted();
+    Map<Long, Long> before = states.get(done);
+    Map<Long, Long> after = point.inFlightOp().isPresent() ? states.get(done + 1) : before;
+    Long inFlightKey = point.inFlightOp().isPresent() ? work.get((int) point.inFlightOp().getAsLong()).key() : null;
+    Map<Long, Long> seen = new HashMap<>();
+    t.forEach((k, v) -> {
+      if (seen.put(k, v) != null) {
+        throw new AssertionError(at + ": key " + k + " twice");
+      }
+    });
+    assertEquals(seen.size(), size, at + ": size equals a scan");
+    Set<Long> keys = new HashSet<>(before.keySet());
+    keys.addAll(after.keySet());
+    keys.addAll(seen.keySet());
+    for (long k : keys) {
+      Long got = seen.get(k);
+      Long viaGet = t.containsKey(k) ? t.get(k, 0) : null;
+      assertEquals(got, viaGet, at + ": get and scan agree on " + k);
+      if (inFlightKey != null && k == inFlightKey) {
+        assertTrue(Objects.equals(got, before.get(k)) || Objects.equals(got, after.get(k)),
+            at + ": in-flight key " + k + " is " + got + ", neither " + before.get(k) + " nor " + after.get(k));
+      } else {
+        assertEquals(before.get(k), got, at + ": key " + k);
+      }
+    }
+    checkNoLeak(pool, t, at);
+    checkSegments(pool, t, at);
+    for (long k = 1; k <= 3; k++) {
+      long key = -k * 0x9E3779B97F4A7C15L;
+      t.put(key, k);
+      if (t.get(key, -1) != k) {
+        throw new AssertionError(at + ": table does not work after recovery");
+      }
+      t.remove(key);
+    }
+  }
+
+  /** Owned blocks are exactly the header, the segment arrays and the chain nodes of LIVE segments. */
+  static void checkNoLeak(Pool pool, DashLhTable t, String at) {
+    MemorySegment m = pool.memory();
+    Set<Long> reachable = new TreeSet<>();
+    reachable.add(t.header);
+    for (int e = 0; e < DIRECTORY_ENTRIES; e++) {
+      long a = t.arrayOffset(m, e);
+      if (a != 0) {
+        reachable.add(a);
+      }
+    }
+    for (long seg : t.segmentOffsets()) {
+      for (long node = DashLhSegment.chainHead(m, seg); node != 0; node = DashLhSegment.nextNode(m, node)) {
+        assertTrue(reachable.add(node), at + ": chain node " + node + " linked twice");
+      }
+    }
+    Set<Long> owned = new TreeSet<>();
+    pool.allocator().forEachOwned((off, size) -> owned.add(off));
+    assertEquals(reachable, owned, at + ": owned blocks are exactly the reachable ones");
+  }
+
+  /** Every segment of the table is LIVE at the depth N|Next gives it, recovered, and holds only keys it covers. */
+  static void checkSegments(Pool pool, DashLhTable t, String at) {
+    long[] segs = t.segmentOffsets();
+    MemorySegment m = pool.memory();
+    long w = t.nNextWord();
+    int level = t.firstShift + roundOf(w);
+    long next = nextOf(w);
+    assertEquals((1L << level) + next, segs.length, at + ": segments");
+    for (int s = 0; s < segs.length; s++) {
+      int depth = s < next || s >= 1L << level ? level + 1 : level;
+      long shape = DashSegment.shapeAcquire(m, segs[s]);
+      assertEquals(DashLayout.shape(depth, LIVE, s), shape, at + ": shape of segment " + s);
+      assertEquals(t.globalVersion, (long) LONG.get(m, segs[s] + SEG_VERSION), at + ": version of segment " + s);
+      long seg = segs[s];
+      for (int i = 0; i < DashLayout.NORMAL_BUCKETS + t.stash; i++) {
+        checkCovered(m, shape, DashSegment.bucket(seg, i), at);
+      }
+      for (long node = DashLhSegment.chainHead(m, seg); node != 0; node = DashLhSegment.nextNode(m, node)) {
+        checkCovered(m, shape, node + NODE_BUCKET, at);
+      }
+    }
+  }
+
+  private static void checkCovered(MemorySegment m, long shape, long b, String at) {
+    for (int a = DashBucket.allocated(DashBucket.bitmap(m, b)); a != 0; a &= a - 1) {
+      long k = DashBucket.key(m, b, Integer.numberOfTrailingZeros(a));
+      assertTrue(DashLhTable.covers(shape, Hashing.hash(k)), at + ": key " + k + " in a segment that does not cover it");
+    }
+  }
+
+  // ------------------------------------------------------------------ key helpers
+
+  private static List<Op> seeded(long seed, int n) {
+    SplittableRandom r = new SplittableRandom(seed);
+    List<Op> ops = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ops.add(Op.put(r.nextLong(), i));
+    }
+    return ops;
+  }
+
+  /** Index of the seeded insert at which {@code counter} first reaches {@code target}. */
+  private static int indexWhere(long seed, ToLongFunction<DashLhTable> counter, long target) {
+    try (DashLhTable t = fresh(FIRST)) {
+      SplittableRandom r = new SplittableRandom(seed);
+      for (int i = 0; ; i++) {
+        t.put(r.nextLong(), i);
+        if (counter.applyAsLong(t) >= target) {
+          return i;
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ tests
+
+  @Test
+  void insertUpdateDeleteAndCrashDuringRecovery() {
+    List<Op> setup = List.of(Op.put(100, 1), Op.put(200, 2), Op.put(300, 3));
+    List<Op> work = List.of(
+        Op.put(1, 10), Op.put(2, 20), Op.put(200, 22), Op.remove(100), new Op(Kind.PUT_IF_ABSENT, 3, 30),
+        new Op(Kind.REPLACE, 300, 33), Op.remove(2), Op.put(2, 21));
+    CrashHarness.Report r = crash("insert-update-delete", setup, work, true);
+    assertTrue(r.crashPoints() >= 11, r.summary());
+    assertTrue(r.recoveryCrashPoints() > 0, r.summary());
+  }
+
+  /**
+   * Fixed stash, then the chain, in segment 1 of a 2-segment first array (so that the advance the
+   * first chained bucket makes is due in segment 0, and segment 1's chain stays while the chained
+   * operations run): keys of one bucket fill it and its neighbour, then the two fixed stash
+   * buckets, then the first chained bucket is allocated (with the segment array of segment 2 and
+   * the advance of Next), a second chained record goes into it, and chained and stashed records
+   * are updated and deleted.
+   */
+  @Test
+  void stashAndChainedStashInsertDeleteWithAdvance() {
+    long[] keys = keysFor(20, 1, 80, 1);
+    int full = fillToChain(keys);
+    List<Op> setup = new ArrayList<>();
+    for (int i = 0; i < full - 2; i++) {
+      setup.add(Op.put(keys[i], i));
+    }
+    List<Op> work = new ArrayList<>();
+    work.add(Op.put(keys[full - 2], -1)); // a fixed stash insert
+    work.add(Op.put(keys[full - 1], -2)); // fills the fixed stash
+    work.add(Op.put(keys[full], -3)); // first chained bucket: node, array, advance
+    work.add(Op.put(keys[full + 1], -4)); // into the chained bucket
+    work.add(Op.put(keys[full], -33)); // update of a chained record
+    work.add(Op.remove(keys[full + 1])); // delete of a chained record
+    work.add(Op.remove(keys[full - 2])); // delete of a stashed record
+    work.add(Op.get(keys[3])); // segment 1 stays at depth 1 (Next is 1: only segment 0 is due)
+    CrashHarness.Report r = crash("stash+chain", 2, setup, work, true);
+    assertTrue(r.crashPoints() >= 14, r.summary());
+  }
+
+  /** Keys whose target bucket is {@code y} in segment {@code s} of a 2-segment table. */
+  static long[] keysFor(int y, int s, int n, long start) {
+    long[] out = new long[n];
+    int i = 0;
+    for (long k = start; i < n; k++) {
+      long h = Hashing.hash(k);
+      if (DashSegment.bucketIndex(h) == y && ((h >>> SEGMENT_HASH_SHIFT) & 1) == s) {
+        out[i++] = k;
+      }
+    }
+    return out;
+  }
+
+  /** How many keys of {@code keys} a fresh 2-segment table takes before the next one allocates a chained bucket in segment 1. */
+  private static int fillToChain(long[] keys) {
+    try (DashLhTable t = fresh(2)) {
+      for (int i = 0; ; i++) {
+        t.put(keys[i], i);
+        if (DashLhSegment.chainHead(t.pool.memory(), t.segmentOffset(t.pool.memory(), 1)) != 0) {
+          return i;
+        }
+      }
+    }
+  }
+
+  /**
+   * The lazy split: the insert that advances Next, then operations that make the split happen
+   * (a get of segment 0's half splits it: LHlf), so crashes fall after the advance and before,
+   * during and after the split; then inserts and a delete on both halves.
+   */
+  @Test
+  void splitAfterAdvance() {
+    long seed = 0x5B11L;
+    int at = indexWhere(seed, t -> t.advances.get(), 1);
+    List<Op> all = seeded(seed, at + 4);
+    List<Op> work = new ArrayList<>();
+    work.add(all.get(at)); // allocates the chained bucket and advances Next
+    work.add(Op.get(all.get(3).key())); // the split (whichever half the key is in)
+    work.add(all.get(at + 1));
+    work.add(all.get(at + 2));
+    work.add(Op.remove(all.get(5).key()));
+    CrashHarness.Report r = crash("split", all.subList(0, at), work, true);
+    assertTrue(r.crashPoints() >= 12, r.summary());
+  }
+
+  /** Growth into a doubled segment array (first array 1, stride 1: arrays of 1, 1, 2, 4 segments). */
+  @Test
+  void arrayExpansionIntoDoubledArray() {
+    long seed = 0xA77A1L;
+    int at = indexWhere(seed, t -> t.arrays.get(), 2); // the second array: 2 segments
+    List<Op> all = seeded(seed, at + 3);
+    List<Op> work = new ArrayList<>(all.subList(at, at + 3));
+    work.add(Op.remove(all.get(11).key()));
+    CrashHarness.Report r = crash("array-doubling", all.subList(0, at), work, false);
+    assertTrue(r.crashPoints() >= 8, r.summary());
+  }
+}
