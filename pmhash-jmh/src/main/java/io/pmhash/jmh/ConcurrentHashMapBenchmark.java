@@ -1,0 +1,59 @@
+package io.pmhash.jmh;
+
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The JVM's own concurrent map, {@code ConcurrentHashMap<Long, Long>}, on {@link MapBenchmark}'s
+ * operations and keys: what a JVM user gets on the heap with no persistence at all (every key
+ * and value boxed, every entry a node). The upper bound a persistent table is compared with.
+ *
+ * <p>Run (after {@code ./pmhash mvn -pl pmhash-jmh -am package -DskipTests}):
+ *
+ * <pre>
+ *   java -jar pmhash-jmh/target/benchmarks.jar ConcurrentHashMapBenchmark -f 1 -wi 1 -i 2 -r 2s
+ * </pre>
+ */
+public class ConcurrentHashMapBenchmark extends MapBenchmark {
+  /** JMH creates the state. */
+  public ConcurrentHashMapBenchmark() {}
+
+  @Override
+  Store open(Path dir) {
+    return new HeapStore(new ConcurrentHashMap<>(16, 0.75f, 2));
+  }
+
+  /** A {@code ConcurrentHashMap} as a {@link Store}; boxing is part of what it costs. */
+  record HeapStore(ConcurrentHashMap<Long, Long> map) implements Store {
+    @Override
+    public long get(long key, long absent) {
+      Long v = map.get(key);
+      return v == null ? absent : v;
+    }
+
+    @Override
+    public void put(long key, long value) {
+      map.put(key, value);
+    }
+
+    @Override
+    public void remove(long key) {
+      map.remove(key);
+    }
+
+    @Override
+    public long size() {
+      return map.mappingCount();
+    }
+
+    @Override
+    public String describe() {
+      return "java.util.concurrent.ConcurrentHashMap<Long, Long> on the heap, not persistent";
+    }
+
+    @Override
+    public void close() {
+      map.clear();
+    }
+  }
+}
