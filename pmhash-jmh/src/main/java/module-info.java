@@ -12,6 +12,7 @@ module io.pmhash.jmh {
   requires chronicle.map;
   requires mapdb;
   requires rocksdbjni;
+  requires java.desktop; // the charts: java.awt and ImageIO, headless
 
   exports io.pmhash.jmh.workload;
   // Open (not exported: no API here) for JMH's reflection, should the harness ever
