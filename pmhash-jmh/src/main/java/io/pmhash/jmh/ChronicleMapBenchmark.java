@@ -49,40 +49,6 @@ public class ChronicleMapBenchmark extends MapBenchmark {
         .name("pmhash-bench")
         .entries(2L * records)
         .createPersistedTo(file.toFile());
-    return new ChronicleStore(map, file);
-  }
-
-  /** A Chronicle Map as a {@link Store}. */
-  record ChronicleStore(ChronicleMap<Long, Long> map, Path file) implements Store {
-    @Override
-    public long get(long key, long absent) {
-      Long v = map.get(key);
-      return v == null ? absent : v;
-    }
-
-    @Override
-    public void put(long key, long value) {
-      map.put(key, value);
-    }
-
-    @Override
-    public void remove(long key) {
-      map.remove(key);
-    }
-
-    @Override
-    public long size() {
-      return map.longSize();
-    }
-
-    @Override
-    public String describe() {
-      return "Chronicle Map<Long, Long> persisted to " + file;
-    }
-
-    @Override
-    public void close() {
-      map.close();
-    }
+    return new MapStore(map, "Chronicle Map<Long, Long> persisted to " + file, map::close);
   }
 }

@@ -20,40 +20,7 @@ public class ConcurrentHashMapBenchmark extends MapBenchmark {
 
   @Override
   Store open(Path dir) {
-    return new HeapStore(new ConcurrentHashMap<>(16, 0.75f, 2));
-  }
-
-  /** A {@code ConcurrentHashMap} as a {@link Store}; boxing is part of what it costs. */
-  record HeapStore(ConcurrentHashMap<Long, Long> map) implements Store {
-    @Override
-    public long get(long key, long absent) {
-      Long v = map.get(key);
-      return v == null ? absent : v;
-    }
-
-    @Override
-    public void put(long key, long value) {
-      map.put(key, value);
-    }
-
-    @Override
-    public void remove(long key) {
-      map.remove(key);
-    }
-
-    @Override
-    public long size() {
-      return map.mappingCount();
-    }
-
-    @Override
-    public String describe() {
-      return "java.util.concurrent.ConcurrentHashMap<Long, Long> on the heap, not persistent";
-    }
-
-    @Override
-    public void close() {
-      map.clear();
-    }
+    ConcurrentHashMap<Long, Long> map = new ConcurrentHashMap<>();
+    return new MapStore(map, "java.util.concurrent.ConcurrentHashMap<Long, Long> on the heap, not persistent", map::clear);
   }
 }

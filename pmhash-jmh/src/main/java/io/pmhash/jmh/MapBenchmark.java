@@ -340,14 +340,7 @@ public abstract class MapBenchmark {
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public long searchPositive(Probes p) {
-    Store s = store;
-    long[] k = p.present;
-    int from = p.batch();
-    long sum = 0;
-    for (int i = 0; i < BATCH; i++) {
-      sum += s.get(k[from + i], -1);
-    }
-    return sum;
+    return searchBatch(p.present, p.batch());
   }
 
   /**
@@ -359,9 +352,11 @@ public abstract class MapBenchmark {
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public long searchNegative(Probes p) {
+    return searchBatch(p.absent, p.batch());
+  }
+
+  private long searchBatch(long[] k, int from) {
     Store s = store;
-    long[] k = p.absent;
-    int from = p.batch();
     long sum = 0;
     for (int i = 0; i < BATCH; i++) {
       sum += s.get(k[from + i], -1);

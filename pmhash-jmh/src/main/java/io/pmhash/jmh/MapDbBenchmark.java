@@ -28,40 +28,6 @@ public class MapDbBenchmark extends MapBenchmark {
     Path file = dir.resolve("mapdb.db");
     DB db = DBMaker.fileDB(file.toFile()).fileMmapEnableIfSupported().closeOnJvmShutdown().concurrencyScale(16).make();
     ConcurrentMap<Long, Long> map = db.hashMap("bench", Serializer.LONG, Serializer.LONG).createOrOpen();
-    return new MapDbStore(db, map, file);
-  }
-
-  /** A MapDB hash map as a {@link Store}. */
-  record MapDbStore(DB db, ConcurrentMap<Long, Long> map, Path file) implements Store {
-    @Override
-    public long get(long key, long absent) {
-      Long v = map.get(key);
-      return v == null ? absent : v;
-    }
-
-    @Override
-    public void put(long key, long value) {
-      map.put(key, value);
-    }
-
-    @Override
-    public void remove(long key) {
-      map.remove(key);
-    }
-
-    @Override
-    public long size() {
-      return map.size();
-    }
-
-    @Override
-    public String describe() {
-      return "MapDB HTreeMap<Long, Long> in a memory-mapped file " + file + ", transactions off";
-    }
-
-    @Override
-    public void close() {
-      db.close();
-    }
+    return new MapStore(map, "MapDB HTreeMap<Long, Long> in a memory-mapped file " + file + ", transactions off", db::close);
   }
 }
