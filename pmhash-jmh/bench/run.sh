@@ -68,4 +68,4 @@ case "$mode" in
   *) echo "usage: $0 smoke|full|charts" >&2; exit 2 ;;
 esac
 "$java" -Djava.awt.headless=true -cp "$jar" io.pmhash.jmh.charts.Charts --results "$results" \
-  --images docs/benchmarks --doc docs/benchmarks.md ${note:+--note "$note"}
+  --images docs/benchmarks --doc docs/benchmarks.md   # the note is in machine.txt

@@ -196,8 +196,8 @@ public final class Charts {
       Map<String, Object> metric = (Map<String, Object>) r.get("primaryMetric");
       String unit = (String) metric.get("scoreUnit");
       int threads = ((Double) r.get("threads")).intValue();
-      forks.add("-f " + num(r.get("forks")) + " -wi " + num(r.get("warmupIterations")) + " -w " + r.get("warmupTime")
-          + " -i " + num(r.get("measurementIterations")) + " -r " + r.get("measurementTime"));
+      forks.add("-f " + (int) num(r.get("forks")) + " -wi " + (int) num(r.get("warmupIterations")) + " -w " + r.get("warmupTime")
+          + " -i " + (int) num(r.get("measurementIterations")) + " -r " + r.get("measurementTime"));
       boolean map = params.containsKey("records");
       String group = (map ? "stores" : cls) + ", " + r.get("mode") + " (" + unit + "), " + threads + " thread" + (threads == 1 ? "" : "s")
           + (map ? ", " + params.get("records") + " records, " + params.get("keys") + " keys" : "");
