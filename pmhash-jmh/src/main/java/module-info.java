@@ -3,10 +3,16 @@
  * benchmarks are built into {@code pmhash-jmh/target/benchmarks.jar}, a shaded jar
  * that runs on the class path: {@code java -jar benchmarks.jar -h}.
  */
-@SuppressWarnings("requires-automatic") // jmh.core has no module descriptor, only a name
+// jmh.core and the JVM's alternatives have no module descriptors, only names (mapdb and
+// rocksdbjni only their file names).
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module io.pmhash.jmh {
   requires io.pmhash.schemes;
   requires jmh.core;
+  requires chronicle.map;
+  requires mapdb;
+  requires rocksdbjni;
+  requires java.desktop; // the charts: java.awt and ImageIO, headless
 
   exports io.pmhash.jmh.workload;
   // Open (not exported: no API here) for JMH's reflection, should the harness ever

@@ -103,6 +103,15 @@ public class PersistenceBenchmark {
     return value;
   }
 
+  /** A store and a flush of its line, no drain: the write-back alone. */
+  @Benchmark
+  public long storeAndFlushOneLine() {
+    long at = nextLine();
+    memory.set(ValueLayout.JAVA_LONG, at, ++value);
+    persistence.flush(at, 8);
+    return value;
+  }
+
   /** A drain with nothing flushed: the fence (and, for the PMEM modes, the downcall) alone. */
   @Benchmark
   public void drainOnly() {

@@ -3,20 +3,35 @@ package io.pmhash.jmh.workload;
 /**
  * The workload's keys: key {@code i} of a seed is the SplitMix64 finalizer of {@code seed * φ +
  * i}, a bijection of {@code i}, so keys with different indexes never collide and look uniformly
- * random. Phases use disjoint index ranges (preload, insert, negative search).
+ * random. Phases use disjoint index ranges (preload, insert, negative search). The JMH
+ * benchmarks draw their keys from the same function, so both harnesses use the same key sets.
  */
-final class Keys {
+public final class Keys {
   private Keys() {}
 
-  static long key(long seed, long index) {
+  /**
+   * Key {@code index} of a seed.
+   *
+   * @param seed the seed of the key set
+   * @param index the key's index; distinct indexes give distinct keys
+   * @return the key
+   */
+  public static long key(long seed, long index) {
     long z = seed * 0x9E3779B97F4A7C15L + index;
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     return z ^ (z >>> 31);
   }
 
-  /** Keys {@code [from, to)} precomputed, so that generating them is not measured. */
-  static long[] range(long seed, long from, long to) {
+  /**
+   * Keys {@code [from, to)} precomputed, so that generating them is not measured.
+   *
+   * @param seed the seed of the key set
+   * @param from the first index
+   * @param to one past the last index
+   * @return the keys, {@code to - from} of them
+   */
+  public static long[] range(long seed, long from, long to) {
     if (to - from > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("at most 2^31 keys per phase");
     }
