@@ -6,7 +6,6 @@ import static io.pmhash.schemes.dash.DashSegment.bucket;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
-import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -103,7 +102,7 @@ final class DashRecovery {
       long b = bucket(seg, i);
       for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
         int slot = Integer.numberOfTrailingZeros(a);
-        BYTE.set(m, b + FP + slot, (byte) DashSegment.fingerprintOf(Hashing.hash(key(m, b, slot))));
+        BYTE.set(m, b + FP + slot, (byte) DashSegment.fingerprintOf(segs.hashAt(m, b, slot)));
       }
     }
     // (2) duplicates from an interrupted displacement: the same key in buckets y and y + 1

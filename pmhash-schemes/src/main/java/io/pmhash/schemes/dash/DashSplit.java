@@ -9,7 +9,6 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.Publication;
 import io.pmhash.core.alloc.Reservation;
 import io.pmhash.core.concurrent.VersionLock;
-import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -125,7 +124,7 @@ final class DashSplit {
       int moving = 0;
       for (int a = allocated(bm); a != 0; a &= a - 1) {
         int slot = Integer.numberOfTrailingZeros(a);
-        long h = Hashing.hash(key(m, sb, slot));
+        long h = segs.hashAt(m, sb, slot);
         if (((h >>> (63 - d)) & 1) != 0) {
           moving |= 1 << slot;
         }
