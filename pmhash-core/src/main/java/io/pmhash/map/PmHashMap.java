@@ -331,36 +331,42 @@ public final class PmHashMap<K, V> extends AbstractMap<K, V> implements Concurre
     }
   }
 
+  /** The iterator of the key and value views: the entry iterator, projected. */
+  private final class ViewIterator<T> implements Iterator<T> {
+    private final EntryIterator entries = new EntryIterator();
+    private final boolean keysView;
+
+    ViewIterator(boolean keysView) {
+      this.keysView = keysView;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return entries.hasNext();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public T next() {
+      Entry<K, V> e = entries.next();
+      return (T) (keysView ? e.getKey() : e.getValue());
+    }
+
+    @Override
+    public void remove() {
+      entries.remove();
+    }
+  }
+
   private final class KeySet extends AbstractSet<K> {
     @Override
     public Iterator<K> iterator() {
-      Iterator<Entry<K, V>> it = new EntryIterator();
-      return new Iterator<>() {
-        @Override
-        public boolean hasNext() {
-          return it.hasNext();
-        }
-
-        @Override
-        public K next() {
-          return it.next().getKey();
-        }
-
-        @Override
-        public void remove() {
-          it.remove();
-        }
-      };
+      return new ViewIterator<>(true);
     }
 
     @Override
     public int size() {
       return PmHashMap.this.size();
-    }
-
-    @Override
-    public boolean isEmpty() {
-      return PmHashMap.this.isEmpty();
     }
 
     @Override
@@ -382,33 +388,12 @@ public final class PmHashMap<K, V> extends AbstractMap<K, V> implements Concurre
   private final class Values extends AbstractCollection<V> {
     @Override
     public Iterator<V> iterator() {
-      Iterator<Entry<K, V>> it = new EntryIterator();
-      return new Iterator<>() {
-        @Override
-        public boolean hasNext() {
-          return it.hasNext();
-        }
-
-        @Override
-        public V next() {
-          return it.next().getValue();
-        }
-
-        @Override
-        public void remove() {
-          it.remove();
-        }
-      };
+      return new ViewIterator<>(false);
     }
 
     @Override
     public int size() {
       return PmHashMap.this.size();
-    }
-
-    @Override
-    public boolean isEmpty() {
-      return PmHashMap.this.isEmpty();
     }
 
     @Override

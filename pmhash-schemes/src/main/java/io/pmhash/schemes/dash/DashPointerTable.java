@@ -175,10 +175,7 @@ final class DashPointerTable implements BytesTable {
         }
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, y2);
-        long first = y < y2 ? b1 : b2;
-        long second = y < y2 ? b2 : b1;
-        VersionLock.lock(m, first + LOCK);
-        VersionLock.lock(m, second + LOCK);
+        lockPair(m, b1, b2, y < y2);
         long shape;
         try {
           shape = shapeAcquire(m, seg);
@@ -233,8 +230,7 @@ final class DashPointerTable implements BytesTable {
             return null;
           }
         } finally {
-          VersionLock.unlock(m, second + LOCK);
-          VersionLock.unlock(m, first + LOCK);
+          unlockPair(m, b1, b2, y < y2);
         }
         table.split.split(seg, shape); // the segment is full (Dash §4.7): split it, then retry
       }

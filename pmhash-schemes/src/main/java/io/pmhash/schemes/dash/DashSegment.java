@@ -98,6 +98,18 @@ final class DashSegment {
     return pointer ? value(m, b, slot) : Hashing.hash(key(m, b, slot));
   }
 
+  /** Locks a key's target and probing bucket in index order (Dash §4.4: writers never deadlock). */
+  static void lockPair(MemorySegment m, long b1, long b2, boolean targetFirst) {
+    VersionLock.lock(m, (targetFirst ? b1 : b2) + LOCK);
+    VersionLock.lock(m, (targetFirst ? b2 : b1) + LOCK);
+  }
+
+  /** Unlocks what {@link #lockPair} locked, in reverse order. */
+  static void unlockPair(MemorySegment m, long b1, long b2, boolean targetFirst) {
+    VersionLock.unlock(m, (targetFirst ? b2 : b1) + LOCK);
+    VersionLock.unlock(m, (targetFirst ? b1 : b2) + LOCK);
+  }
+
   // ---------------------------------------------------------------- search
 
   /**

@@ -13,9 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -28,21 +25,6 @@ import org.junit.jupiter.api.Test;
  */
 class DashPointerConcurrencyTest {
   private static final int THREADS = 4;
-
-  private static void runAll(List<Callable<Void>> tasks) throws Exception {
-    ExecutorService ex = Executors.newFixedThreadPool(tasks.size());
-    try {
-      List<Future<Void>> fs = new ArrayList<>();
-      for (Callable<Void> c : tasks) {
-        fs.add(ex.submit(c));
-      }
-      for (Future<Void> f : fs) {
-        f.get();
-      }
-    } finally {
-      ex.shutdownNow();
-    }
-  }
 
   @Test
   void mixedOperationsCheckedAtQuiescentPoints() throws Exception {
@@ -86,7 +68,7 @@ class DashPointerConcurrencyTest {
             return null;
           });
         }
-        runAll(tasks);
+        DashConcurrencyTest.runAll(tasks);
         Map<String, Long> expected = new HashMap<>();
         for (Map<String, Long> m : models) {
           expected.putAll(m);
@@ -170,7 +152,7 @@ class DashPointerConcurrencyTest {
           return null;
         });
       }
-      runAll(tasks);
+      DashConcurrencyTest.runAll(tasks);
       assertTrue(reads.get() > 0);
       for (Map.Entry<String, String> e : map.entrySet()) {
         check(e.getKey(), e.getValue());
