@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Crash tests of Dash-EH's pointer mode (Dash §4.5) at every drain, with the crash simulator:
  * insert, value update, delete, the conditional forms, stash inserts, an insert that triggers a
- * split (with a directory doubling) and crashes during recovery. Each image is opened, every
+ * split (with a directory doubling), a delete that triggers a merge (and a halving), and crashes
+ * during recovery. Each image is opened, every
  * segment recovered, and checked: no completed write lost, no deleted key back, the in-flight
  * operation all or nothing, no duplicate, size equal to a scan, every record's key hashing to
  * its slot's hash, and record ownership exact: the allocator's owned blocks are exactly the
@@ -285,6 +286,44 @@ class DashPointerCrashTest {
     work.add(Op.put(all.get(3).key(), "updated after the split"));
     work.add(Op.remove(all.get(5).key()));
     CrashHarness.Report r = crash("split", all.subList(0, at), work, true);
+    assertTrue(r.crashPoints() >= 12, r.summary());
+  }
+
+  /** The removes of the first keys of {@code all} (after the inserts up to the first split) that make the first merge happen. */
+  private static int[] mergeIndexes(List<Op> all) {
+    try (Pool pool = Pool.createVolatile(options())) {
+      DashPointerTable t = create(pool);
+      int at = 0;
+      for (; t.table.splits.get() == 0; at++) {
+        all.get(at).apply(t);
+      }
+      for (int i = 0; ; i++) {
+        t.remove(bytes(all.get(i).key()));
+        if (t.table.merges.get() > 0) {
+          assertEquals(1, t.table.halvings.get(), "the merge halves the directory too");
+          return new int[] {at, i};
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void deleteThatMergesAndHalves() {
+    SplittableRandom rnd = new SplittableRandom(0x3E26L);
+    List<Op> all = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      all.add(Op.put("m" + rnd.nextLong() + "-".repeat(rnd.nextInt(20)), value(i, 1 + rnd.nextInt(60))));
+    }
+    int[] ix = mergeIndexes(all);
+    List<Op> setup = new ArrayList<>(all.subList(0, ix[0]));
+    for (int i = 0; i < ix[1]; i++) {
+      setup.add(Op.remove(all.get(i).key()));
+    }
+    List<Op> work = List.of(Op.remove(all.get(ix[1]).key()), Op.put(all.get(ix[1] + 1).key(), "updated after the merge"),
+        Op.remove(all.get(ix[1] + 2).key()));
+    CrashHarness.Report r = crash("merge", setup, work, false);
     assertTrue(r.crashPoints() >= 12, r.summary());
   }
 }
