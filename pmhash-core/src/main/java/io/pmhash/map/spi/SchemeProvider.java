@@ -27,7 +27,7 @@ public interface SchemeProvider {
 
   /**
    * Validates the options' parameter values and returns the values to record in the pool header
-   * (at most 8). {@link io.pmhash.map.PmHash} has already refused parameter names that {@link
+   * (at most 5: header parameters 5 to 7 belong to the map API, see {@link io.pmhash.map.PmHash}). {@link io.pmhash.map.PmHash} has already refused parameter names that {@link
    * #defaultParams()} does not list; an out-of-range value throws {@link
    * IllegalArgumentException} naming the parameter, the range and the scheme.
    *
@@ -57,4 +57,39 @@ public interface SchemeProvider {
    * @return the table
    */
   LongHashTable open(Pool pool, TableOptions options);
+
+  /**
+   * Whether this scheme has a pointer mode ({@link BytesTable}: variable-length keys and values
+   * out of line, Dash §4.5), which a {@link io.pmhash.map.PmHashMap} of other than fixed-width
+   * integer codecs needs.
+   *
+   * @return true if {@link #createBytes} and {@link #openBytes} work
+   */
+  default boolean pointerMode() {
+    return false;
+  }
+
+  /**
+   * Builds a new, empty pointer-mode table in a freshly created pool.
+   *
+   * @param pool the pool, its header already naming this scheme
+   * @param options the options it was created with
+   * @return the table
+   * @throws UnsupportedOperationException if the scheme has no pointer mode
+   */
+  default BytesTable createBytes(Pool pool, TableOptions options) {
+    throw new UnsupportedOperationException("scheme '" + name() + "' has no pointer mode");
+  }
+
+  /**
+   * Opens the pointer-mode table of an existing pool, as {@link #open} does an inline one.
+   *
+   * @param pool the opened pool, its header naming this scheme
+   * @param options the options it was opened with
+   * @return the table
+   * @throws UnsupportedOperationException if the scheme has no pointer mode
+   */
+  default BytesTable openBytes(Pool pool, TableOptions options) {
+    throw new UnsupportedOperationException("scheme '" + name() + "' has no pointer mode");
+  }
 }

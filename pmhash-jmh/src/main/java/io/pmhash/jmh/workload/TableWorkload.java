@@ -2,8 +2,6 @@ package io.pmhash.jmh.workload;
 
 import io.pmhash.core.Durability;
 import io.pmhash.core.Persistence;
-import io.pmhash.map.LongHashTable;
-import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
 import io.pmhash.map.TableStats;
 import java.io.IOException;
@@ -33,8 +31,9 @@ final class TableWorkload {
     for (var p : o.params().entrySet()) {
       options = options.withParam(p.getKey(), p.getValue());
     }
-    human.printf("pmhash workload: scheme %s, %,d preloaded keys, then %,d operations per phase, %d thread%s, seed %d%n",
-        o.scheme(), n, m, o.threads(), o.threads() == 1 ? "" : "s", o.seed());
+    human.printf("pmhash workload: scheme %s, %,d preloaded keys, then %,d operations per phase, %d thread%s, seed %d%s%n",
+        o.scheme(), n, m, o.threads(), o.threads() == 1 ? "" : "s", o.seed(),
+        o.keyBytes() == 0 ? "" : ", " + o.keyBytes() + "-byte keys in pointer mode (PmHashMap<byte[], byte[]>)");
     boolean file = o.durability() != Durability.VOLATILE;
     Path crashCopy = o.file().resolveSibling(o.file().getFileName() + ".crash");
     if (file) {
@@ -42,7 +41,7 @@ final class TableWorkload {
       Files.deleteIfExists(crashCopy);
     }
     List<PhaseResult> results = new ArrayList<>();
-    LongHashTable table = file ? PmHash.create(o.file(), options) : PmHash.createVolatile(options);
+    Target table = Target.create(o, options);
     boolean copied = false;
     try {
       human.printf("  pool: %s, durability %s, persistence: %s%n",
@@ -83,13 +82,13 @@ final class TableWorkload {
     }
     if (file) {
       long t0 = System.nanoTime();
-      try (LongHashTable reopened = PmHash.open(o.file(), TableOptions.any().withDurability(o.durability()))) {
+      try (Target reopened = Target.open(o, o.file())) {
         double ms = (System.nanoTime() - t0) / 1e6;
         human.printf("  reopen after a clean close: %.2f ms (%,d records)%n", ms, reopened.size());
       }
       if (copied) {
         t0 = System.nanoTime();
-        try (LongHashTable crashed = PmHash.open(crashCopy, TableOptions.any().withDurability(o.durability()))) {
+        try (Target crashed = Target.open(o, crashCopy)) {
           double ms = (System.nanoTime() - t0) / 1e6;
           long size = crashed.size();
           human.printf("  reopen after a crash (copy taken while open, %,d records): %.2f ms%n", size, ms);
@@ -110,9 +109,9 @@ final class TableWorkload {
     }
   }
 
-  private static void insert(LongHashTable table, long[] keys, long from, long to, Progress progress) {
+  private static void insert(Target table, long[] keys, long from, long to, Progress progress) {
     for (int i = (int) from; i < to; i++) {
-      table.put(keys[i], i);
+      table.insert(keys[i], i);
       if ((i & 4095) == 4095) {
         progress.add(4096);
       }
@@ -121,10 +120,10 @@ final class TableWorkload {
   }
 
   /** Counts keys found with their own value (positive) or found at all (negative). */
-  private static long search(LongHashTable table, long[] keys, boolean positive, long from, long to, Progress progress) {
+  private static long search(Target table, long[] keys, boolean positive, long from, long to, Progress progress) {
     long found = 0;
     for (int i = (int) from; i < to; i++) {
-      long v = table.get(keys[i], Long.MIN_VALUE);
+      long v = table.get(keys[i]);
       if (positive ? v == i : v != Long.MIN_VALUE) {
         found++;
       }
@@ -136,10 +135,10 @@ final class TableWorkload {
     return found;
   }
 
-  private static long delete(LongHashTable table, long[] keys, long from, long to, Progress progress) {
+  private static long delete(Target table, long[] keys, long from, long to, Progress progress) {
     long removed = 0;
     for (int i = (int) from; i < to; i++) {
-      if (table.remove(keys[i])) {
+      if (table.delete(keys[i])) {
         removed++;
       }
       if ((i & 4095) == 4095) {

@@ -20,6 +20,7 @@ record WorkloadOptions(
     long initialCapacity,
     Map<String, Long> params,
     int recordBytes,
+    int keyBytes,
     boolean csv) {
 
   static final String POOL = "pool";
@@ -41,6 +42,9 @@ record WorkloadOptions(
           --seed S             seed of the key generator (default 42)
           --initial-capacity N records the table is sized for at create (default 0: it grows)
           --record-bytes B     bytes per record of the pool workload, 16..4096 (default 32)
+          --key-bytes K        0 (default): 8-byte keys and values inline (LongHashTable);
+                               8..1024: K-byte keys and 8-byte values through a
+                               PmHashMap<byte[], byte[]> in the scheme's pointer mode
           --csv                one machine-readable line per phase on stdout:
                                scheme,durability,threads,phase,ops,seconds,mops,flushes_per_op,
                                drains_per_op,load_factor
@@ -65,6 +69,7 @@ record WorkloadOptions(
     long initialCapacity = 0;
     Map<String, Long> params = new LinkedHashMap<>();
     int recordBytes = 32;
+    int keyBytes = 0;
     boolean csv = false;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -96,6 +101,12 @@ record WorkloadOptions(
         case "--seed" -> seed = number(args, ++i, a, Long.MIN_VALUE, Long.MAX_VALUE);
         case "--initial-capacity" -> initialCapacity = number(args, ++i, a, 0, 1L << 40);
         case "--record-bytes" -> recordBytes = (int) number(args, ++i, a, 16, 4096);
+        case "--key-bytes" -> {
+          keyBytes = (int) number(args, ++i, a, 0, 1024);
+          if (keyBytes > 0 && keyBytes < 8) {
+            throw new UsageException("--key-bytes " + keyBytes + ": pointer-mode keys are 8..1024 bytes (0 for inline keys)");
+          }
+        }
         default -> throw new UsageException("unknown option " + a);
       }
     }
@@ -103,7 +114,7 @@ record WorkloadOptions(
       throw new UsageException("unknown scheme '" + scheme + "'; available: " + String.join(", ", PmHash.schemes().keySet()) + (PmHash.schemes().isEmpty() ? "" : ", ") + POOL);
     }
     return new WorkloadOptions(scheme, durability, file, keep, preload, ops, threads, seed,
-        initialCapacity, Map.copyOf(params), recordBytes, csv);
+        initialCapacity, Map.copyOf(params), recordBytes, keyBytes, csv);
   }
 
   private static String value(String[] args, int i, String option) {

@@ -3,6 +3,7 @@ package io.pmhash.schemes.dash;
 import static io.pmhash.schemes.dash.DashLayout.*;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.map.spi.OutOfLineRecord;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -130,6 +131,33 @@ final class DashBucket {
     }
     return -1;
   }
+
+  /**
+   * Pointer mode (Dash §4.5): the slot whose fingerprint, full hash (the pair's value word) and
+   * record key all match, or -1; {@link #STALE_MAPPING} if a candidate's record lies beyond
+   * {@code m} (the pool grew after the caller read its mapping). Records are loaded only where
+   * fingerprint and hash match. Safe for optimistic readers: a stale offset reads as no match.
+   */
+  static int findRecord(MemorySegment m, long b, int bitmap, long h, int fp, MemorySegment key) {
+    int candidates = matches(m, b, fp) & allocated(bitmap);
+    while (candidates != 0) {
+      int slot = Integer.numberOfTrailingZeros(candidates);
+      if (value(m, b, slot) == h) {
+        long rec = key(m, b, slot);
+        if (rec > m.byteSize() - OutOfLineRecord.DATA) {
+          return STALE_MAPPING;
+        }
+        if (OutOfLineRecord.keyEquals(m, rec, key)) {
+          return slot;
+        }
+      }
+      candidates &= candidates - 1;
+    }
+    return -1;
+  }
+
+  /** {@link #findRecord}: a record lies beyond the caller's mapping; read it again and retry. */
+  static final int STALE_MAPPING = -2;
 
   /** Plain stores of a record and its fingerprint into a free slot (not yet published). */
   static void writeRecord(MemorySegment m, long b, int slot, long key, long value, int fp) {

@@ -3,6 +3,7 @@ package io.pmhash.schemes.dash;
 import io.pmhash.core.Pool;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.TableOptions;
+import io.pmhash.map.spi.BytesTable;
 import io.pmhash.map.spi.SchemeProvider;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -57,5 +58,20 @@ public final class DashEhProvider implements SchemeProvider {
   @Override
   public LongHashTable open(Pool pool, TableOptions options) {
     return DashEhTable.open(pool);
+  }
+
+  @Override
+  public boolean pointerMode() {
+    return true;
+  }
+
+  @Override
+  public BytesTable createBytes(Pool pool, TableOptions options) {
+    return new DashPointerTable(DashEhTable.create(pool, (int) headerParams(options)[0], options.initialCapacity(), true));
+  }
+
+  @Override
+  public BytesTable openBytes(Pool pool, TableOptions options) {
+    return new DashPointerTable(DashEhTable.open(pool, true));
   }
 }

@@ -70,14 +70,14 @@ public final class DashEhTable implements LongHashTable {
   final AtomicLong merges = new AtomicLong();
   final AtomicLong halvings = new AtomicLong();
 
-  private DashEhTable(Pool pool, long header, int stash, long globalVersion) {
+  private DashEhTable(Pool pool, long header, int stash, long globalVersion, boolean pointer) {
     this.pool = pool;
     this.persistence = pool.persistence();
     this.epochs = pool.epochs();
     this.header = header;
     this.stash = stash;
     this.globalVersion = globalVersion;
-    this.segments = new DashSegment(persistence, stash);
+    this.segments = new DashSegment(persistence, stash, pointer, pool.allocator());
     this.split = new DashSplit(this);
     this.recovery = new DashRecovery(this);
     this.merge = new DashMerge(this);
@@ -96,6 +96,20 @@ public final class DashEhTable implements LongHashTable {
    * @return the table
    */
   public static DashEhTable create(Pool pool, int stash, long initialCapacity) {
+    return create(pool, stash, initialCapacity, false);
+  }
+
+  /**
+   * {@link #create(Pool, int, long)} in inline or pointer mode (Dash §4.5, recorded in the table
+   * header's key mode). A pointer-mode table is used only through {@link DashPointerTable}.
+   *
+   * @param pool the pool, its header naming dash-eh
+   * @param stash stash buckets per segment, 2..4
+   * @param initialCapacity records to size the first directory for
+   * @param pointer whether slots hold record offsets and hashes
+   * @return the table
+   */
+  static DashEhTable create(Pool pool, int stash, long initialCapacity, boolean pointer) {
     checkStash(stash);
     if (pool.root(0) != 0) {
       throw new IllegalStateException("pool already holds a table (root 0 is set)");
@@ -134,6 +148,7 @@ public final class DashEhTable implements LongHashTable {
     INT.set(m, h + HDR_STASH, stash);
     LONG.set(m, h + HDR_DIRECTORY, d);
     LONG.set(m, h + HDR_GLOBAL_VERSION, gv);
+    INT.set(m, h + HDR_KEY_MODE, pointer ? KEY_MODE_POINTER : KEY_MODE_INLINE);
     p.flush(h, TABLE_HEADER.byteSize());
     // PERSIST(create): segments, directory and header are durable before any of them is owned
     // and linked; the header is linked from root 0 in the last step, so everything before is
@@ -143,7 +158,20 @@ public final class DashEhTable implements LongHashTable {
       pub.publish(dir).publish(hdr, Pool.rootWord(0));
       pub.commit();
     }
-    return new DashEhTable(pool, h, stash, gv);
+    return new DashEhTable(pool, h, stash, gv, pointer);
+  }
+
+  /**
+   * Opens the inline table of a pool: {@link #open(Pool, boolean)} with {@code pointer = false}.
+   *
+   * @param pool the opened pool
+   * @return the table
+   * @throws UncheckedIOException wrapping a {@link CorruptPoolException} if the table header is
+   *     missing or invalid, or a {@link io.pmhash.core.SchemeMismatchException} if it is in
+   *     pointer mode
+   */
+  public static DashEhTable open(Pool pool) {
+    return open(pool, false);
   }
 
   /**
@@ -156,7 +184,7 @@ public final class DashEhTable implements LongHashTable {
    * @throws UncheckedIOException wrapping a {@link CorruptPoolException} if the table header is
    *     missing or invalid
    */
-  public static DashEhTable open(Pool pool) {
+  static DashEhTable open(Pool pool, boolean pointer) {
     long h = pool.root(0);
     String where = pool.path() == null ? "volatile pool" : pool.path().toString();
     if (h == 0) {
@@ -182,6 +210,15 @@ public final class DashEhTable implements LongHashTable {
     if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize()) {
       throw corrupt(where + ": dash-eh directory offset " + dir + " is outside the pool");
     }
+    int mode = (int) INT.get(m, h + HDR_KEY_MODE);
+    if (mode != KEY_MODE_INLINE && mode != KEY_MODE_POINTER) {
+      throw corrupt(where + ": dash-eh key mode " + mode + " is neither 0 (inline) nor 1 (pointer)");
+    }
+    if ((mode == KEY_MODE_POINTER) != pointer) {
+      throw new UncheckedIOException(new io.pmhash.core.SchemeMismatchException(where + ": the dash-eh table is in "
+          + (pointer ? "inline" : "pointer") + " mode, not " + (pointer ? "pointer" : "inline") + " mode: open it with "
+          + (pointer ? "PmHash.open" : "PmHash.openMap and the codecs it was created with")));
+    }
     long gv;
     if (pool.lastShutdownClean()) {
       gv = (long) LONG.get(m, h + HDR_GLOBAL_VERSION);
@@ -191,7 +228,7 @@ public final class DashEhTable implements LongHashTable {
       // PERSIST(§4.8): the new global version is durable before any segment is recovered to it
       pool.persistence().persist(h + HDR_GLOBAL_VERSION, 8);
     }
-    return new DashEhTable(pool, h, stash, gv);
+    return new DashEhTable(pool, h, stash, gv, pointer);
   }
 
   private static UncheckedIOException corrupt(String message) {
@@ -408,10 +445,7 @@ public final class DashEhTable implements LongHashTable {
         }
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, y2);
-        long first = y < y2 ? b1 : b2;
-        long second = y < y2 ? b2 : b1;
-        VersionLock.lock(m, first + LOCK);
-        VersionLock.lock(m, second + LOCK);
+        lockPair(m, b1, b2, y < y2);
         long shape;
         try {
           shape = shapeAcquire(m, seg);
@@ -466,8 +500,7 @@ public final class DashEhTable implements LongHashTable {
             return true;
           }
         } finally {
-          VersionLock.unlock(m, second + LOCK);
-          VersionLock.unlock(m, first + LOCK);
+          unlockPair(m, b1, b2, y < y2);
         }
         split.split(seg, shape); // the segment is full (Dash §4.7): split it, then retry
       }

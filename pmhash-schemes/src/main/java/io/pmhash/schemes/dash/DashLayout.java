@@ -63,11 +63,19 @@ import java.nio.ByteOrder;
  * <h2>Table header (pool root 0), 64 bytes</h2>
  *
  * <pre>
- *  byte 0       8         12             16          24               32          64
- *       +-------+---------+--------------+-----------+----------------+-----------+
- *       | magic | version | stash buckets| directory | global version | 0         |
- *       +-------+---------+--------------+-----------+----------------+-----------+
+ *  byte 0       8         12             16          24               32         36       64
+ *       +-------+---------+--------------+-----------+----------------+----------+--------+
+ *       | magic | version | stash buckets| directory | global version | key mode | 0      |
+ *       +-------+---------+--------------+-----------+----------------+----------+--------+
+ *  key mode (u32): 0 inline (a slot holds key and value), 1 pointer mode (Dash §4.5)
  * </pre>
+ *
+ * <h2>Pointer mode (Dash §4.5)</h2>
+ *
+ * A slot's pair holds {@code { key: u64 offset of an OutOfLineRecord | value: u64 the key's full
+ * hash }}: probing compares the fingerprint, then the full hash in the slot, and loads the
+ * record's key bytes only when both match; splits, merges and recovery rehash from the slot,
+ * never from the record. The record format is {@link io.pmhash.map.spi.OutOfLineRecord}.
  */
 public final class DashLayout {
   private DashLayout() {}
@@ -261,7 +269,8 @@ public final class DashLayout {
           U32.withName("stash_buckets"),
           U64.withName("directory"),
           U64.withName("global_version"),
-          MemoryLayout.paddingLayout(32));
+          U32.withName("key_mode"),
+          MemoryLayout.paddingLayout(28));
   /** Offset of the magic. */
   public static final long HDR_MAGIC = off(TABLE_HEADER, "magic");
   /** Offset of the layout version. */
@@ -272,6 +281,12 @@ public final class DashLayout {
   public static final long HDR_DIRECTORY = off(TABLE_HEADER, "directory");
   /** Offset of the global version (Dash §4.8). */
   public static final long HDR_GLOBAL_VERSION = off(TABLE_HEADER, "global_version");
+  /** Offset of the key mode (u32): {@link #KEY_MODE_INLINE} or {@link #KEY_MODE_POINTER}. */
+  public static final long HDR_KEY_MODE = off(TABLE_HEADER, "key_mode");
+  /** Key mode: 8-byte keys and values in the slots. */
+  public static final int KEY_MODE_INLINE = 0;
+  /** Key mode: the slot holds a record offset and the key's hash (Dash §4.5). */
+  public static final int KEY_MODE_POINTER = 1;
   /** "DASHEH01" little-endian. */
   public static final long MAGIC = 0x3130484548534144L;
   /** The layout version recorded in the pool header. */

@@ -82,11 +82,11 @@ final class DashLhRecovery {
       long b = node + NODE_BUCKET;
       VersionLock.reset(m, b + LOCK);
       // (2) for chained buckets: fingerprints and counts (no displacement reaches the chain)
-      DashRecovery.refreshFingerprints(m, b);
+      DashRecovery.refreshFingerprints(segs, m, b);
       DashRecovery.recount(m, b);
     }
     // (2) the segment's buckets
-    DashRecovery.repairRecords(m, seg, buckets);
+    DashRecovery.repairRecords(segs, m, seg, buckets);
     // (3) overflow metadata
     lh.rebuildOverflow(m, seg);
     segs.flushAllMeta(seg);

@@ -105,7 +105,7 @@ final class DashLhSegment {
             // and rebuilt by recovery); put drains it with the record (§4.6)
             incrementOverflowCount(m, b1);
             flushMeta(p, b1);
-            segs.put(m, b, bm, key, value, fp, false);
+            segs.put(m, b, bm, key, value, fp, false, null);
             return false;
           }
         } finally {

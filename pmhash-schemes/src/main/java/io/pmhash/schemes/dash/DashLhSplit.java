@@ -192,7 +192,7 @@ final class DashLhSplit {
       long nb = bucket(nseg, i);
       int bm = bitmap(m, sb);
       INT.set(m, nb + LOCK, 0);
-      INT.set(m, nb + BITMAP, restrictTo(bm, DashSplit.slotsWithHashBit(m, sb, bm, hashBit)));
+      INT.set(m, nb + BITMAP, restrictTo(bm, DashSplit.slotsWithHashBit(segs, m, sb, bm, hashBit)));
     }
     segs.rebuildOverflow(m, nseg);
     // p's chained records of n's half: Dash-EH's placement in n (n is invisible: its drains
@@ -202,7 +202,7 @@ final class DashLhSplit {
     for (long node = DashLhSegment.chainHead(m, pseg); node != 0; node = DashLhSegment.nextNode(m, node)) {
       long b = node + NODE_BUCKET;
       int bm = bitmap(m, b);
-      for (int a = DashSplit.slotsWithHashBit(m, b, bm, hashBit); a != 0; a &= a - 1) {
+      for (int a = DashSplit.slotsWithHashBit(segs, m, b, bm, hashBit); a != 0; a &= a - 1) {
         int slot = Integer.numberOfTrailingZeros(a);
         long k = key(m, b, slot);
         long v = value(m, b, slot);
@@ -264,9 +264,9 @@ final class DashLhSplit {
     LONG.setRelease(m, pseg + SEG_SHAPE, shape(d + 1, LIVE, pi));
   }
 
-  private static void dropHashBit(MemorySegment m, long b, long hashBit) {
+  private void dropHashBit(MemorySegment m, long b, long hashBit) {
     int bm = bitmap(m, b);
-    int moved = DashSplit.slotsWithHashBit(m, b, bm, hashBit);
+    int moved = DashSplit.slotsWithHashBit(segs, m, b, bm, hashBit);
     if (moved != 0) {
       setBitmapRelease(m, b, restrictTo(bm, allocated(bm) & ~moved));
     }

@@ -6,7 +6,6 @@ import static io.pmhash.schemes.dash.DashSegment.bucket;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
-import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -107,12 +106,12 @@ final class DashRecovery {
    * then stash): fingerprints from keys, displacement duplicates, counts. Plain stores; the
    * caller rebuilds the overflow metadata, flushes and drains. Shared with Dash-LH.
    */
-  static void repairRecords(MemorySegment m, long seg, int buckets) {
+  static void repairRecords(DashSegment segs, MemorySegment m, long seg, int buckets) {
     // (3, first) fingerprints: an insert persists the pair before the bitmap, and the
     // fingerprint only with the bitmap's line, so a crash may keep a record without its
     // fingerprint; every allocated slot gets its fingerprint back from its key
     for (int i = 0; i < buckets; i++) {
-      refreshFingerprints(m, bucket(seg, i));
+      refreshFingerprints(segs, m, bucket(seg, i));
     }
     // (2) duplicates from an interrupted displacement: the same key in buckets y and y + 1
     for (int y = 0; y < NORMAL_BUCKETS; y++) {
@@ -134,11 +133,11 @@ final class DashRecovery {
     }
   }
 
-  /** Recomputes the fingerprint of every allocated slot of a bucket from its key. */
-  static void refreshFingerprints(MemorySegment m, long b) {
+  /** Recomputes the fingerprint of every allocated slot of a bucket from its hash (never a record load). */
+  static void refreshFingerprints(DashSegment segs, MemorySegment m, long b) {
     for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
       int slot = Integer.numberOfTrailingZeros(a);
-      BYTE.set(m, b + FP + slot, (byte) DashSegment.fingerprintOf(Hashing.hash(key(m, b, slot))));
+      BYTE.set(m, b + FP + slot, (byte) DashSegment.fingerprintOf(segs.hashAt(m, b, slot)));
     }
   }
 
@@ -166,7 +165,7 @@ final class DashRecovery {
     if (splitting || (state == MERGING && victim == 0)) {
       segs.dropUncovered(m, seg, shape);
     }
-    repairRecords(m, seg, buckets);
+    repairRecords(segs, m, seg, buckets);
     segs.rebuildOverflow(m, seg);
     segs.flushAllMeta(seg);
     // PERSIST(§4.8 steps 1-3): locks clear, duplicates gone, metadata rebuilt, durably, before the split is finished or the version set

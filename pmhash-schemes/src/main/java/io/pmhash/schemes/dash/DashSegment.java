@@ -4,7 +4,11 @@ import static io.pmhash.schemes.dash.DashBucket.*;
 import static io.pmhash.schemes.dash.DashLayout.*;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.alloc.Publication;
+import io.pmhash.core.alloc.Reservation;
 import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -26,6 +30,16 @@ import java.lang.foreign.MemorySegment;
  * cannot appear or disappear anywhere, the stash included; the uniqueness check reads the stash
  * without locking stash buckets, since the slots it compares against {@code k} can change only
  * to or from other keys, and an 8-byte key is read whole.
+ *
+ * <p><b>Pointer mode</b> (Dash §4.5, {@link #pointer}): a pair is {@code {record offset, hash}}.
+ * Placement, displacement, stashing, splits, merges and recovery are the same code: they move
+ * pairs and rehash from {@link #hashOf}, never touching a record. Only the three operations that
+ * change which records the table owns differ, each one redo step of the allocator (see {@link
+ * #link}, {@link #replaceRecordLocked}, {@link #deleteRecordLocked}) that changes ownership and
+ * reachability together. <b>Invariant:</b> outside such a step, a record is owned by the
+ * allocator if and only if an allocated slot of a segment names it; structural changes may make
+ * two slots name one record (a displacement's or split's copy, removed by recovery or by the
+ * change's end), never none, and never free a record.
  */
 final class DashSegment {
   /** Result of {@link #insertLocked}: the segment has no room; split it. */
@@ -37,10 +51,19 @@ final class DashSegment {
   final int stash;
   final long bytes;
   final long stashBase;
+  /** Pointer mode: pairs are {record offset, hash}; fixed at construction. */
+  final boolean pointer;
+  private final Allocator allocator;
 
   DashSegment(Persistence persistence, int stash) {
+    this(persistence, stash, false, null);
+  }
+
+  DashSegment(Persistence persistence, int stash, boolean pointer, Allocator allocator) {
     this.persistence = persistence;
     this.stash = stash;
+    this.pointer = pointer;
+    this.allocator = allocator;
     this.bytes = segmentBytes(stash);
     this.stashBase = SEG_BUCKETS + NORMAL_BUCKETS * BUCKET_BYTES;
   }
@@ -63,6 +86,28 @@ final class DashSegment {
 
   static boolean covers(long shape, long h) {
     return prefix(h, depthOf(shape)) == patternOf(shape);
+  }
+
+  /** The hash of a pair: in pointer mode its value word, else the hash of its key. */
+  long hashOf(long key, long value) {
+    return pointer ? value : Hashing.hash(key);
+  }
+
+  /** The hash of the pair in a slot (structural changes and recovery, never a record load). */
+  long hashAt(MemorySegment m, long b, int slot) {
+    return pointer ? value(m, b, slot) : Hashing.hash(key(m, b, slot));
+  }
+
+  /** Locks a key's target and probing bucket in index order (Dash §4.4: writers never deadlock). */
+  static void lockPair(MemorySegment m, long b1, long b2, boolean targetFirst) {
+    VersionLock.lock(m, (targetFirst ? b1 : b2) + LOCK);
+    VersionLock.lock(m, (targetFirst ? b2 : b1) + LOCK);
+  }
+
+  /** Unlocks what {@link #lockPair} locked, in reverse order. */
+  static void unlockPair(MemorySegment m, long b1, long b2, boolean targetFirst) {
+    VersionLock.unlock(m, (targetFirst ? b2 : b1) + LOCK);
+    VersionLock.unlock(m, (targetFirst ? b1 : b2) + LOCK);
   }
 
   // ---------------------------------------------------------------- search
@@ -91,18 +136,52 @@ final class DashSegment {
    * @return {@code bucket offset | slot}, or -1
    */
   long findInStash(MemorySegment m, long seg, long b1, long b2, long key, int fp) {
+    int candidates = stashCandidates(m, b1, b2, fp);
+    return candidates == 0 ? -1 : probeStash(m, seg, candidates, key, fp);
+  }
+
+  /** The stash buckets a record of fingerprint {@code fp} may be in (a mask; 0: none). */
+  private int stashCandidates(MemorySegment m, long b1, long b2, int fp) {
     long w1 = overflowWord(m, b1);
-    int candidates;
     if ((ovfBitmap(w1) & STASH_FLAG) != 0) {
-      candidates = (1 << stash) - 1;
-    } else {
-      long w2 = overflowWord(m, b2);
-      if ((ovfBitmap(w1) & OVF_VALID_MASK) == 0 && (ovfBitmap(w2) & ovfMember(w2) & OVF_VALID_MASK) == 0) {
-        return -1;
-      }
-      candidates = stashCandidates(m, b1, w1, fp, 0) | stashCandidates(m, b2, w2, fp, 1);
+      return (1 << stash) - 1;
     }
-    return probeStash(m, seg, candidates, key, fp);
+    long w2 = overflowWord(m, b2);
+    if ((ovfBitmap(w1) & OVF_VALID_MASK) == 0 && (ovfBitmap(w2) & ovfMember(w2) & OVF_VALID_MASK) == 0) {
+      return 0;
+    }
+    return DashBucket.stashCandidates(m, b1, w1, fp, 0) | DashBucket.stashCandidates(m, b2, w2, fp, 1);
+  }
+
+  /**
+   * Pointer mode: finds the key of hash {@code h} in its two buckets and the stash (with the
+   * locks held, or optimistically: see {@link DashBucket#findRecord}).
+   *
+   * @return {@code bucket offset | slot}, -1, or {@link DashBucket#STALE_MAPPING}
+   */
+  long findRecord(MemorySegment m, long seg, long b1, long b2, long h, int fp, MemorySegment key) {
+    int slot = DashBucket.findRecord(m, b1, bitmap(m, b1), h, fp, key);
+    if (slot != -1) {
+      return slot < 0 ? slot : b1 | slot;
+    }
+    slot = DashBucket.findRecord(m, b2, bitmap(m, b2), h, fp, key);
+    if (slot != -1) {
+      return slot < 0 ? slot : b2 | slot;
+    }
+    int candidates = stashCandidates(m, b1, b2, fp);
+    while (candidates != 0) {
+      int i = Integer.numberOfTrailingZeros(candidates);
+      candidates &= candidates - 1;
+      if (i >= stash) {
+        break;
+      }
+      long sb = bucket(seg, NORMAL_BUCKETS + i);
+      slot = DashBucket.findRecord(m, sb, bitmapAcquire(m, sb), h, fp, key);
+      if (slot != -1) {
+        return slot < 0 ? slot : sb | slot;
+      }
+    }
+    return -1;
   }
 
   private long probeStash(MemorySegment m, long seg, int candidates, long key, int fp) {
@@ -130,7 +209,18 @@ final class DashSegment {
    * @return {@link #INSERTED}, or {@link #FULL} with nothing changed
    */
   int insertLocked(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp) {
-    return insert(m, seg, y, b1, b2, key, value, fp, false);
+    return insert(m, seg, y, b1, b2, key, value, fp, false, null);
+  }
+
+  /**
+   * Pointer mode: inserts the reserved record {@code r} of hash {@code h}, known to be absent,
+   * with the same placement as {@link #insertLocked}; the step that sets the slot's bitmap bit
+   * also makes {@code r} owned ({@link #link}).
+   *
+   * @return {@link #INSERTED} ({@code r} is published), or {@link #FULL} with nothing changed
+   */
+  int insertRecordLocked(MemorySegment m, long seg, int y, long b1, long b2, Reservation r, long h, int fp) {
+    return insert(m, seg, y, b1, b2, r.offset(), h, fp, false, r);
   }
 
   /**
@@ -140,12 +230,13 @@ final class DashSegment {
    * @return {@link #INSERTED}, or {@link #FULL} with nothing changed
    */
   int insertSegmentLocked(MemorySegment m, long seg, long key, long value) {
-    long h = io.pmhash.core.hash.Hashing.hash(key);
+    long h = hashOf(key, value);
     int y = bucketIndex(h);
-    return insert(m, seg, y, bucket(seg, y), bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1)), key, value, fingerprintOf(h), true);
+    return insert(m, seg, y, bucket(seg, y), bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1)), key, value, fingerprintOf(h), true, null);
   }
 
-  private int insert(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all) {
+  /** {@code r}: null for a pair that needs no ownership change, else the record being linked. */
+  private int insert(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
     int bm1 = bitmap(m, b1);
     int bm2 = bitmap(m, b2);
     int c1 = count(bm1);
@@ -153,20 +244,27 @@ final class DashSegment {
     if (c1 < SLOTS || c2 < SLOTS) {
       // balanced insert (Dash §4.3): the less full bucket, the target on a tie
       if (c1 <= c2) {
-        put(m, b1, bm1, key, value, fp, false);
+        put(m, b1, bm1, key, value, fp, false, r);
       } else {
-        put(m, b2, bm2, key, value, fp, true);
+        put(m, b2, bm2, key, value, fp, true, r);
       }
       return INSERTED;
     }
-    return insertSlow(m, seg, y, b1, b2, key, value, fp, all);
+    return insertSlow(m, seg, y, b1, b2, key, value, fp, all, r);
   }
 
-  /** Writes a record into a free slot of a bucket that is not full and publishes it. */
-  void put(MemorySegment m, long b, int bitmap, long key, long value, int fp, boolean probing) {
+  /**
+   * Writes a record into a free slot of a bucket that is not full and publishes it; with a
+   * reservation (pointer mode) through {@link #link}.
+   */
+  void put(MemorySegment m, long b, int bitmap, long key, long value, int fp, boolean probing, Reservation r) {
     int slot = freeSlot(bitmap);
     writeRecord(m, b, slot, key, value, fp);
     flushPair(persistence, b, slot);
+    if (r != null) {
+      link(m, b, withSlot(bitmap, slot, probing), r);
+      return;
+    }
     // PERSIST(§4.6 insert, Alg. 2 lines 3-4): the pair is durable before the bitmap bit that makes it a record (the fingerprint rides with the bitmap's line; recovery rebuilds it)
     persistence.drain();
     setBitmapRelease(m, b, withSlot(bitmap, slot, probing));
@@ -175,7 +273,7 @@ final class DashSegment {
     persistence.drain();
   }
 
-  private int insertSlow(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all) {
+  private int insertSlow(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
     // displacement (Dash §4.3, Alg. 1 lines 23-26): move a record of b2 whose target is b2 to
     // its probing bucket y + 2, or a record of b1 whose target is y - 1 back to y - 1
     long b3 = bucket(seg, (y + 2) & (NORMAL_BUCKETS - 1));
@@ -186,7 +284,7 @@ final class DashSegment {
         if (movable != 0 && count(bitmap(m, b3)) < SLOTS) {
           int s = Integer.numberOfTrailingZeros(movable);
           move(m, b2, s, b3, true);
-          put(m, b2, bitmap(m, b2), key, value, fp, true);
+          put(m, b2, bitmap(m, b2), key, value, fp, true, r);
           return INSERTED;
         }
       } finally {
@@ -203,7 +301,7 @@ final class DashSegment {
         if (movable != 0 && count(bitmap(m, b0)) < SLOTS) {
           int s = Integer.numberOfTrailingZeros(movable);
           move(m, b1, s, b0, false);
-          put(m, b1, bitmap(m, b1), key, value, fp, false);
+          put(m, b1, bitmap(m, b1), key, value, fp, false, r);
           return INSERTED;
         }
       } finally {
@@ -212,7 +310,7 @@ final class DashSegment {
         }
       }
     }
-    return stashInsert(m, seg, b1, b2, key, value, fp, all);
+    return stashInsert(m, seg, b1, b2, key, value, fp, all, r);
   }
 
   /**
@@ -246,7 +344,7 @@ final class DashSegment {
    * else the target's overflow count. The metadata is not crash-consistent (§4.6): it is flushed
    * with the record's bitmap, so a clean shutdown leaves it durable, and rebuilt by recovery.
    */
-  private int stashInsert(MemorySegment m, long seg, long b1, long b2, long key, long value, int fp, boolean all) {
+  private int stashInsert(MemorySegment m, long seg, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
     for (int i = 0; i < stash; i++) {
       long sb = bucket(seg, NORMAL_BUCKETS + i);
       if (!all) {
@@ -258,15 +356,22 @@ final class DashSegment {
           int slot = freeSlot(bm);
           writeRecord(m, sb, slot, key, value, fp);
           flushPair(persistence, sb, slot);
-          // PERSIST(§4.6 insert, Alg. 2 lines 3-4): the stash pair is durable before the bitmap bit
-          persistence.drain();
-          setBitmapRelease(m, sb, withSlot(bm, slot, false));
+          int linked = withSlot(bm, slot, false);
+          if (r == null) {
+            // PERSIST(§4.6 insert, Alg. 2 lines 3-4): the stash pair is durable before the bitmap bit
+            persistence.drain();
+            setBitmapRelease(m, sb, linked);
+          }
           if (!addOverflow(m, b1, fp, i, 0) && !addOverflow(m, b2, fp, i, 1)) {
             incrementOverflowCount(m, b1);
           }
           flushMeta(persistence, sb);
           flushMeta(persistence, b1);
           flushMeta(persistence, b2);
+          if (r != null) {
+            link(m, sb, linked, r); // overflow metadata first: rebuilt by recovery if it is wrong
+            return INSERTED;
+          }
           // PERSIST(§4.6 insert, Alg. 2 line 16): the stash bitmap makes the record; overflow metadata rides along (rebuilt by §4.8 recovery)
           persistence.drain();
           return INSERTED;
@@ -304,13 +409,10 @@ final class DashSegment {
       persistence.drain();
       return;
     }
-    int i = (int) ((b - seg - stashBase) / BUCKET_BYTES);
     VersionLock.lock(m, b + LOCK);
     try {
       setBitmapRelease(m, b, withoutSlot(bitmap(m, b), slot));
-      if (!removeOverflow(m, b1, fp, i, 0) && !removeOverflow(m, b2, fp, i, 1)) {
-        decrementOverflowCount(m, b1);
-      }
+      removeOverflow(m, seg, b1, b2, b, fp);
       flushMeta(persistence, b);
       flushMeta(persistence, b1);
       flushMeta(persistence, b2);
@@ -318,6 +420,84 @@ final class DashSegment {
       persistence.drain();
     } finally {
       VersionLock.unlock(m, b + LOCK);
+    }
+  }
+
+  /** Removes the overflow metadata of a stash record of fingerprint {@code fp} in stash bucket {@code sb}. */
+  private void removeOverflow(MemorySegment m, long seg, long b1, long b2, long sb, int fp) {
+    int i = (int) ((sb - seg - stashBase) / BUCKET_BYTES);
+    if (!DashBucket.removeOverflow(m, b1, fp, i, 0) && !DashBucket.removeOverflow(m, b2, fp, i, 1)) {
+      decrementOverflowCount(m, b1);
+    }
+  }
+
+  // ---------------------------------------------------------------- pointer mode (Dash §4.5)
+
+  /** The u64 at a bucket's offset 0: its version lock (held by the caller) and a new bitmap. */
+  private static long lockAndBitmap(MemorySegment m, long b, int bitmap) {
+    return ((int) INT.get(m, b + LOCK) & 0xFFFF_FFFFL) | (long) bitmap << 32;
+  }
+
+  /**
+   * Pointer-mode insert, after the pair {record offset, hash} and its fingerprint are written to
+   * a free slot and flushed: one redo step ORs the record's owned bit and stores the bucket's
+   * lock-and-bitmap word (the lock word unchanged: the caller holds it; recovery clears it if a
+   * replay writes it back after a crash). Four drains, the redo step's.
+   */
+  private void link(MemorySegment m, long b, int bitmap, Reservation r) {
+    try (Publication pub = allocator.begin()) {
+      pub.publish(r).set(b + LOCK, lockAndBitmap(m, b, bitmap));
+      // PERSIST(§4.5 insert): the record (flushed by the caller) and the pair are durable before the step's entries (its first drain); the record becomes owned in the same atomic step as the bitmap bit that makes it reachable
+      pub.commit();
+    }
+  }
+
+  /**
+   * Pointer-mode update (Dash §4.5): the new record {@code r} (written and flushed by the caller)
+   * replaces the slot's record in one redo step: the slot's key word becomes {@code r}'s offset
+   * (one 8-byte release store), {@code r} becomes owned and the old record free, all or nothing.
+   * The old record is reused only after the epoch grace period, so a reader that followed the old
+   * offset still reads it whole. Four drains.
+   */
+  void replaceRecordLocked(MemorySegment m, long location, Reservation r) {
+    long b = location & ~63L;
+    int slot = (int) location & 63;
+    long old = key(m, b, slot);
+    try (Publication pub = allocator.begin()) {
+      pub.publish(r, pair(b, slot)).deferFree(old);
+      // PERSIST(§4.5 update): the new record is durable (ordered by the step's first drain) before the step that swaps the slot word and moves ownership commits
+      pub.commit();
+    }
+  }
+
+  /**
+   * Pointer-mode delete: one redo step clears the slot's bitmap bit (the lock-and-bitmap word) and
+   * frees the record, reused after the epoch grace period. Four drains.
+   */
+  void deleteRecordLocked(MemorySegment m, long seg, long b1, long b2, long location, int fp) {
+    long b = location & ~63L;
+    int slot = (int) location & 63;
+    long rec = key(m, b, slot);
+    if (b < seg + stashBase) {
+      unlink(m, b, withoutSlot(bitmap(m, b), slot), rec);
+      return;
+    }
+    VersionLock.lock(m, b + LOCK);
+    try {
+      removeOverflow(m, seg, b1, b2, b, fp);
+      flushMeta(persistence, b1);
+      flushMeta(persistence, b2);
+      unlink(m, b, withoutSlot(bitmap(m, b), slot), rec); // overflow metadata first: rebuilt by recovery if it is wrong
+    } finally {
+      VersionLock.unlock(m, b + LOCK);
+    }
+  }
+
+  private void unlink(MemorySegment m, long b, int bitmap, long rec) {
+    try (Publication pub = allocator.begin()) {
+      pub.set(b + LOCK, lockAndBitmap(m, b, bitmap)).deferFree(rec);
+      // PERSIST(§4.5 delete): the cleared bitmap bit and the record's free are one atomic step: never a reachable free record, never an unreachable owned one
+      pub.commit();
     }
   }
 
@@ -338,7 +518,7 @@ final class DashSegment {
       while (alloc != 0) {
         int s = Integer.numberOfTrailingZeros(alloc);
         alloc &= alloc - 1;
-        long h = io.pmhash.core.hash.Hashing.hash(key(m, sb, s));
+        long h = hashAt(m, sb, s);
         int y = bucketIndex(h);
         int fp = fingerprintOf(h);
         long b1 = bucket(seg, y);
@@ -367,7 +547,7 @@ final class DashSegment {
       bitmaps[i] = bitmap(m, bucket(seg, i));
     }
     for (int r = 0; r < n; r++) {
-      long h = io.pmhash.core.hash.Hashing.hash(keys[r]);
+      long h = hashOf(keys[r], values[r]);
       int y = bucketIndex(h);
       int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
       int target;
@@ -417,7 +597,7 @@ final class DashSegment {
       int keep = 0;
       for (int a = allocated(bm); a != 0; a &= a - 1) {
         int slot = Integer.numberOfTrailingZeros(a);
-        if (covers(shape, io.pmhash.core.hash.Hashing.hash(key(m, b, slot)))) {
+        if (covers(shape, hashAt(m, b, slot))) {
           keep |= 1 << slot;
         }
       }

@@ -9,7 +9,6 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.Publication;
 import io.pmhash.core.alloc.Reservation;
 import io.pmhash.core.concurrent.VersionLock;
-import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -123,7 +122,7 @@ final class DashSplit {
       long nb = bucket(n, i);
       int bm = bitmap(m, sb);
       INT.set(m, nb + LOCK, 0);
-      INT.set(m, nb + BITMAP, restrictTo(bm, slotsWithHashBit(m, sb, bm, 1L << (63 - d))));
+      INT.set(m, nb + BITMAP, restrictTo(bm, slotsWithHashBit(segs, m, sb, bm, 1L << (63 - d))));
     }
     segs.rebuildOverflow(m, n);
     p.flush(n, segs.bytes);
@@ -206,11 +205,11 @@ final class DashSplit {
    *
    * @return a 14-bit slot mask
    */
-  static int slotsWithHashBit(MemorySegment m, long b, int bitmap, long hashBit) {
+  static int slotsWithHashBit(DashSegment segs, MemorySegment m, long b, int bitmap, long hashBit) {
     int out = 0;
     for (int a = allocated(bitmap); a != 0; a &= a - 1) {
       int slot = Integer.numberOfTrailingZeros(a);
-      if ((Hashing.hash(key(m, b, slot)) & hashBit) != 0) {
+      if ((segs.hashAt(m, b, slot) & hashBit) != 0) {
         out |= 1 << slot;
       }
     }

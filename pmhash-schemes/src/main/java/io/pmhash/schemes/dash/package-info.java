@@ -16,7 +16,8 @@
  *       pointer) is one such store, written with release semantics and read with acquire.
  *   <li>A completed put, replace or remove is durable (to the extent of the pool's durability
  *       mode) when it returns: an insert costs 2 drains, a delete 1, an update in place 1, when
- *       no displacement or split happens. A crash leaves an operation in flight all or nothing.
+ *       no displacement or split happens (pointer mode: 4 each). A crash leaves an operation in
+ *       flight all or nothing.
  *   <li>Readers never write to the pool (optimistic version locks, Dash §4.4), except to
  *       recover a segment that a crash left unrecovered (§4.8), once.
  *   <li>Open is O(1) after a crash (§4.8): segments are recovered lazily on first touch.
@@ -37,7 +38,13 @@
  *   <li>No 48-byte pad in the bucket (that undid PMDK's object header; there is none here).
  *   <li>Segment merge and directory halving, which the paper mentions without a protocol, follow
  *       {@link io.pmhash.schemes.dash.DashMerge}.
- *   <li>Not yet built: pointer mode (§4.5).
+ *   <li>Pointer mode (§4.5, {@code DashPointerTable}, the store of a {@link
+ *       io.pmhash.map.PmHashMap} with variable-length codecs): a slot holds the record's offset
+ *       and the key's full hash (the paper stores pointers and compares keys through them; the
+ *       hash in the slot spares the record load on a fingerprint collision and lets splits and
+ *       recovery rehash without one). Insert, update and delete are each one redo step of the
+ *       allocator, 4 drains, so that a record is owned exactly while a slot names it; see
+ *       {@code docs/format/dash-eh.md}, "Pointer mode".
  * </ul>
  */
 package io.pmhash.schemes.dash;

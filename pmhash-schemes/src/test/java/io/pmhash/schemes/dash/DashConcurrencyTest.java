@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 class DashConcurrencyTest {
   private static final int THREADS = 4;
 
-  private static void runAll(List<Callable<Void>> tasks) throws Exception {
+  static void runAll(List<Callable<Void>> tasks) throws Exception {
     ExecutorService ex = Executors.newFixedThreadPool(tasks.size());
     try {
       List<Future<Void>> fs = new ArrayList<>();

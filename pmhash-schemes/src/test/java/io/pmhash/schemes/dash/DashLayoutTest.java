@@ -59,6 +59,9 @@ class DashLayoutTest {
     assertEquals(12, HDR_STASH);
     assertEquals(16, HDR_DIRECTORY);
     assertEquals(24, HDR_GLOBAL_VERSION);
+    assertEquals(32, HDR_KEY_MODE); // pointer mode (§4.5): 0 inline, 1 pointer
+    assertEquals(0, KEY_MODE_INLINE);
+    assertEquals(1, KEY_MODE_POINTER);
   }
 
   @Test
