@@ -17,8 +17,9 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
 
 /**
  * The seqlock protocol of {@link VersionLock} (Dash §4.4): a writer sets a two-field record
- * {a, b} from {0, 0} to {1, 1} under the lock; an optimistic reader snapshots the version, reads
- * a and b, and validates. A read that validates must be consistent: {0, 0} or {1, 1}, never one
+ * {a, b} from {0, 0} to {1, 1} under the lock (a first); an optimistic reader snapshots the
+ * version, reads b and then a (the order that makes a torn read likely: one store of the writer
+ * between the two loads suffices), and validates. A read that validates must be consistent: {0, 0} or {1, 1}, never one
  * field old and the other new. The record layout is that of {@link VersionLockMutualExclusion}.
  *
  * <p>Outcomes are {@code a, b, v} with {@code v} = 1 if the read validated, 0 if it did not (the
@@ -57,20 +58,20 @@ public class VersionLockOptimisticRead {
       r.r3 = -1;
       return; // r1, r2 stay 0: the reader reads nothing while a writer is inside
     }
-    r.r1 = record.get(ValueLayout.JAVA_LONG, VersionLockMutualExclusion.A);
     r.r2 = record.get(ValueLayout.JAVA_LONG, VersionLockMutualExclusion.B);
+    r.r1 = record.get(ValueLayout.JAVA_LONG, VersionLockMutualExclusion.A);
     r.r3 = VersionLock.validate(record, VersionLockMutualExclusion.LOCK, snapshot) ? 1 : 0;
   }
 
   /**
-   * Negative control: the same reads with no snapshot and no validation. Torn reads {0, 1} must
+   * Negative control: the same reads with no snapshot and no validation. Torn reads {1, 0} must
    * show up; if they never do, this run could not have caught a broken validation.
    */
   @JCStressTest
   @Description("Negative control: reading the record without the version protocol sees it torn.")
   @Outcome(id = {"0, 0", "1, 1"}, expect = ACCEPTABLE, desc = "Consistent by luck.")
-  @Outcome(id = "0, 1", expect = ACCEPTABLE_INTERESTING, desc = "Torn: a from before, b from after the writer. Expected to be seen.")
-  @Outcome(id = "1, 0", expect = ACCEPTABLE_INTERESTING, desc = "Torn the other way: the reads reordered (not on x86).")
+  @Outcome(id = "1, 0", expect = ACCEPTABLE_INTERESTING, desc = "Torn: b read before, a after the writer's store. Expected to be seen.")
+  @Outcome(id = "0, 1", expect = ACCEPTABLE_INTERESTING, desc = "Torn the other way: the loads or stores reordered (not on x86).")
   @State
   public static class Unvalidated {
     private final MemorySegment record = MemorySegment.ofArray(new long[3]);
@@ -85,14 +86,14 @@ public class VersionLockOptimisticRead {
     }
 
     /**
-     * Reads a, b plainly.
+     * Reads b, then a, plainly.
      *
      * @param r a, b
      */
     @Actor
     public void reader(JJ_Result r) {
-      r.r1 = record.get(ValueLayout.JAVA_LONG, VersionLockMutualExclusion.A);
       r.r2 = record.get(ValueLayout.JAVA_LONG, VersionLockMutualExclusion.B);
+      r.r1 = record.get(ValueLayout.JAVA_LONG, VersionLockMutualExclusion.A);
     }
   }
 }

@@ -4,6 +4,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.PoolOptions;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.stress.QuietPools;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -23,6 +24,7 @@ final class DashRaceTable {
   final long seg;
 
   DashRaceTable() {
+    QuietPools.install();
     pool = Pool.createVolatile(PoolOptions.defaults().withScheme(DashEhProvider.NAME, DashLayout.LAYOUT_VERSION, 2)
         .withInitialSize(1 << 20).withMaxSize(4 << 20));
     table = DashEhTable.create(pool, 2, 0);
