@@ -331,7 +331,7 @@ public final class DashOptimisticRead {
 
   /**
    * Slot reuse: the writer deletes key A and inserts key B, which takes A's slot (slot 0 of Y,
-   * the emptier bucket's first free slot), and back, 50 times. A reader that matched A's key in
+   * the emptier bucket's first free slot), and back, 500 times. A reader that matched A's key in
    * the slot and then read the value after B overwrote it would return B's value (2) for A; the
    * version validation makes it retry instead. Here A is the "changed" key (1 or absent, never
    * 2) and B the "bystander" slot of the outcome (2 or absent, never 1).
@@ -423,7 +423,7 @@ public final class DashOptimisticRead {
    * "bystander", which is fine when absent or 2) both target Y.
    */
   abstract static class SlotReuseRace extends Race {
-    static final int ROUNDS = 50;
+    static final int ROUNDS = 500;
 
     SlotReuseRace() {
       changed = DashRaceTable.keyFor(DashRaceTable.Y, 1);
