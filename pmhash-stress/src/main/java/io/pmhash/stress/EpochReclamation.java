@@ -35,9 +35,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 public class EpochReclamation {
   static final int READS = 8;
 
-  private final EpochReclaimer epochs = new EpochReclaimer();
-  private final Block block = new Block();
-  private volatile Block link = block;
+  private final Trial t = new Trial();
 
   /** One trial: the block linked, a fresh reclaimer. */
   public EpochReclamation() {}
@@ -45,11 +43,11 @@ public class EpochReclamation {
   /** Unlinks, retires, reclaims. */
   @Actor
   public void writer() {
-    link = null;
-    epochs.retire(1, 1, (offset, size) -> block.freed = true);
-    epochs.reclaim();
-    epochs.reclaim();
-    epochs.reclaim();
+    t.link = null;
+    t.epochs.retire(1, 1, (offset, size) -> t.block.freed = true);
+    t.epochs.reclaim();
+    t.epochs.reclaim();
+    t.epochs.reclaim();
   }
 
   /**
@@ -59,16 +57,7 @@ public class EpochReclamation {
    */
   @Actor
   public void reader(III_Result r) {
-    epochs.enter();
-    try {
-      Block b = link;
-      if (b != null) {
-        r.r1 = 1;
-        r.r2 = readBlock(b);
-      }
-    } finally {
-      epochs.exit();
-    }
+    t.read(r);
   }
 
   /**
@@ -78,16 +67,30 @@ public class EpochReclamation {
    */
   @Arbiter
   public void arbiter(III_Result r) {
-    r.r3 = block.freed ? 1 : 0;
+    r.r3 = t.block.freed ? 1 : 0;
   }
 
-  /** A block reads as freed if any of a few reads sees the flag (volatile reads). */
-  static int readBlock(Block b) {
-    int sawFreed = 0;
-    for (int i = 0; i < READS; i++) {
-      sawFreed |= b.freed ? 1 : 0;
+  /** A trial's reclaimer and block, and the reader both tests share. */
+  static final class Trial {
+    final EpochReclaimer epochs = new EpochReclaimer();
+    final Block block = new Block();
+    volatile Block link = block;
+
+    /** Enters, follows the link, reads the block a few times (volatile reads), exits. */
+    void read(III_Result r) {
+      epochs.enter();
+      try {
+        Block b = link;
+        if (b != null) {
+          r.r1 = 1;
+          for (int i = 0; i < READS; i++) {
+            r.r2 |= b.freed ? 1 : 0;
+          }
+        }
+      } finally {
+        epochs.exit();
+      }
     }
-    return sawFreed;
   }
 
   /** Stands for a block of pool memory: {@code freed} once its deallocator ran. */
@@ -106,9 +109,7 @@ public class EpochReclamation {
   @Outcome(expect = FORBIDDEN, desc = "Anything else.")
   @State
   public static class FreeWithoutGracePeriod {
-    private final EpochReclaimer epochs = new EpochReclaimer();
-    private final Block block = new Block();
-    private volatile Block link = block;
+    private final Trial t = new Trial();
 
     /** One trial. */
     public FreeWithoutGracePeriod() {}
@@ -116,8 +117,8 @@ public class EpochReclamation {
     /** Unlinks, frees. */
     @Actor
     public void writer() {
-      link = null;
-      block.freed = true;
+      t.link = null;
+      t.block.freed = true;
     }
 
     /**
@@ -127,16 +128,7 @@ public class EpochReclamation {
      */
     @Actor
     public void reader(III_Result r) {
-      epochs.enter();
-      try {
-        Block b = link;
-        if (b != null) {
-          r.r1 = 1;
-          r.r2 = readBlock(b);
-        }
-      } finally {
-        epochs.exit();
-      }
+      t.read(r);
     }
 
     /**
@@ -146,7 +138,7 @@ public class EpochReclamation {
      */
     @Arbiter
     public void arbiter(III_Result r) {
-      r.r3 = block.freed ? 1 : 0;
+      r.r3 = t.block.freed ? 1 : 0;
     }
   }
 }

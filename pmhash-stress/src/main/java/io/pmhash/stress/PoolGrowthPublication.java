@@ -60,13 +60,7 @@ public class PoolGrowthPublication {
    */
   @Actor
   public void reader(JJ_Result r) {
-    boolean last;
-    int looks = 0;
-    do {
-      last = g.done || ++looks >= MAX_LOOKS;
-      long offset = (long) LONG.getAcquire(g.pool.memory(), g.link);
-      read(g.pool.memory(), offset, r);
-    } while (!last);
+    g.look(false, r);
   }
 
   /** Closes the trial's pool. */
@@ -93,6 +87,22 @@ public class PoolGrowthPublication {
     void grow() {
       PoolGrowthPublication.grow(pool, link);
       done = true;
+    }
+
+    /**
+     * The reader: looks until the writer is done.
+     *
+     * @param mappingFirst the negative control's order: {@code memory()}, then the offset
+     */
+    void look(boolean mappingFirst, JJ_Result r) {
+      boolean last;
+      int looks = 0;
+      do {
+        last = done || ++looks >= MAX_LOOKS;
+        MemorySegment before = pool.memory();
+        long offset = (long) LONG.getAcquire(before, link);
+        read(mappingFirst ? before : pool.memory(), offset, r);
+      } while (!last);
     }
   }
 
@@ -155,14 +165,7 @@ public class PoolGrowthPublication {
      */
     @Actor
     public void reader(JJ_Result r) {
-      boolean last;
-      int looks = 0;
-      do {
-        last = g.done || ++looks >= MAX_LOOKS;
-        MemorySegment m = g.pool.memory();
-        long offset = (long) LONG.getAcquire(m, g.link);
-        read(m, offset, r);
-      } while (!last);
+      g.look(true, r);
     }
 
     /** Closes the trial's pool. */

@@ -20,7 +20,8 @@ import org.openjdk.jcstress.infra.results.III_Result;
  *
  * <p>Every key written before the race maps to 1, the key the writer adds or removes to 2; -1
  * is "absent". The reader looks again and again until the writer is done (at most {@link
- * Race#MAX_LOOKS} times, then once more), so that its looks cover the whole write. Each look
+ * Race#MAX_LOOKS} times, then once more), so that its looks cover the whole write; against the
+ * long slot-reuse writer it first waits (boundedly) for the writer to start. Each look
  * reads a bystander key the writer does not change (it moves, shifts or neighbours it: it must
  * always be found with value 1) and the key the writer changes (its value before or after,
  * nothing else). Outcomes {@code bystanderBad, changedBad, overlapped}: the first two are 1 if
@@ -44,7 +45,10 @@ public final class DashOptimisticRead {
   abstract static class Race {
     static final int MAX_LOOKS = 20_000;
 
+    static final int MAX_WAIT = 1_000_000;
+
     final DashRaceTable t = new DashRaceTable();
+    volatile boolean started;
     volatile boolean done;
     long bystander;
     long changed;
@@ -64,11 +68,20 @@ public final class DashOptimisticRead {
     }
 
     final void writer() {
+      started = true;
       write();
       done = true;
     }
 
+    /** Whether the reader waits for the writer to start: for a long write (many operations). */
+    boolean waitForWriter() {
+      return false;
+    }
+
     final void reader(III_Result r) {
+      for (int w = 0; waitForWriter() && !started && w < MAX_WAIT; w++) {
+        Thread.onSpinWait(); // bounded: the actors of one trial need not run at once
+      }
       int looks = 0;
       boolean last = false;
       int sawBefore = 0;
@@ -331,7 +344,7 @@ public final class DashOptimisticRead {
 
   /**
    * Slot reuse: the writer deletes key A and inserts key B, which takes A's slot (slot 0 of Y,
-   * the emptier bucket's first free slot), and back, 500 times. A reader that matched A's key in
+   * the emptier bucket's first free slot), and back, 100 times. A reader that matched A's key in
    * the slot and then read the value after B overwrote it would return B's value (2) for A; the
    * version validation makes it retry instead. Here A is the "changed" key (1 or absent, never
    * 2) and B the "bystander" slot of the outcome (2 or absent, never 1).
@@ -423,7 +436,7 @@ public final class DashOptimisticRead {
    * "bystander", which is fine when absent or 2) both target Y.
    */
   abstract static class SlotReuseRace extends Race {
-    static final int ROUNDS = 500;
+    static final int ROUNDS = 100;
 
     SlotReuseRace() {
       changed = DashRaceTable.keyFor(DashRaceTable.Y, 1);
@@ -437,6 +450,11 @@ public final class DashOptimisticRead {
     long bystanderValue() {
       long v = t.table.get(bystander, ABSENT);
       return v == ABSENT || v == 2 ? 1 : v;
+    }
+
+    @Override
+    boolean waitForWriter() {
+      return true;
     }
 
     /** A out, B in (into A's slot), B out, A in. */
