@@ -25,6 +25,7 @@ public final class QuickCheck {
   static final List<String> CONTROLS = List.of(
       "io.pmhash.stress.VersionLockMutualExclusion.NoLock",
       "io.pmhash.stress.VersionLockOptimisticRead.Unvalidated",
+      "io.pmhash.schemes.dash.DashOptimisticRead.BackwardDisplacementUnvalidated",
       "io.pmhash.schemes.dash.DashOptimisticRead.SlotReuseUnvalidated",
       "io.pmhash.stress.SplitPublication.PublishBeforeInit",
       "io.pmhash.stress.EpochReclamation.FreeWithoutGracePeriod",

@@ -28,13 +28,13 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * any look broke the rule; {@code overlapped} is 1 if the looks saw the changed key both before
  * and after the write, evidence that the race really overlapped.
  *
- * <p>The negative control is {@link SlotReuseUnvalidated}: the same search without the
- * snapshot and validation, against a writer that deletes a key and reuses its slot for another,
- * reads a key with the other key's value. Insert, delete, displacement and stash insert have no
- * broken variant of their own: Dash publishes each of them by one bitmap store (a record is in
- * the bitmap whole or not at all, a displaced record is copied before its old slot is cleared),
- * so even an unvalidated reader sees no anomaly there; the validation matters when a slot is
- * reused, which is what the control shows.
+ * <p>The negative controls read with Dash's search minus the snapshot and validation ({@link
+ * DashRaceTable#getUnvalidated}): {@link BackwardDisplacementUnvalidated} misses a record that
+ * moves back to the bucket it searched first, and {@link SlotReuseUnvalidated} reads a key with
+ * the value of the key that reused its slot (a rare, two-store window). Insert, delete, forward
+ * displacement and stash insert have no broken variant of their own: Dash publishes each by one
+ * bitmap store and a forward move copies before it clears, in the order a reader searches, so
+ * even an unvalidated reader sees nothing wrong there.
  */
 public final class DashOptimisticRead {
   private DashOptimisticRead() {}
@@ -260,6 +260,133 @@ public final class DashOptimisticRead {
       t.close();
       if (!moved) {
         throw new IllegalStateException("the insert did not displace into bucket Y+2");
+      }
+    }
+  }
+
+  /**
+   * Backward displacement (Dash §4.3, Algorithm 1 lines 25–26): buckets Y and Y+1 are full, Y+1
+   * holds only records whose target is Y (nothing to move forward), and Y holds one record whose
+   * target is Y-1. An insert targeting Y moves that record back to Y-1 and takes its slot. A
+   * reader of the moved record searches Y-1 first, then Y: the move (copy into Y-1, then clear in
+   * Y) can fall between the two searches, and only the validation (the mover holds the locks of
+   * both) makes the reader retry instead of answering "absent".
+   */
+  @JCStressTest
+  @Description("Dash optimistic read vs a backward displacement: the record moved to the previous bucket is always found.")
+  @Outcome(id = "0, 0, 1", expect = ACCEPTABLE, desc = "Every look consistent; the looks overlapped the displacing insert.")
+  @Outcome(id = "0, 0, 0", expect = ACCEPTABLE, desc = "Every look consistent; no overlap this time.")
+  @Outcome(expect = FORBIDDEN, desc = "The moved record missed (or a wrong value read): displacement is not atomic to readers.")
+  @State
+  public static class BackwardDisplacement extends BackwardDisplacementRace {
+    /** One trial. */
+    public BackwardDisplacement() {}
+
+    /** Inserts a key targeting Y: displaces the bystander from Y back to Y-1. */
+    @Actor
+    public void writerActor() {
+      writer();
+    }
+
+    /**
+     * Looks until the writer is done.
+     *
+     * @param r bystander bad, changed key bad, overlapped
+     */
+    @Actor
+    public void readerActor(III_Result r) {
+      reader(r);
+    }
+
+    /** Checks the trial did displace, closes its pool. */
+    @Arbiter
+    public void close() {
+      finish();
+    }
+  }
+
+  /**
+   * Negative control of {@link BackwardDisplacement}: the same race, read by {@link
+   * DashRaceTable#getUnvalidated}. It must show the moved record missed (searched in Y-1 before
+   * the copy, in Y after the clearing).
+   */
+  @JCStressTest
+  @Description("Negative control: the bucket search without validation misses a record moved back to the previous bucket.")
+  @Outcome(id = {"0, 0, 1", "0, 0, 0"}, expect = ACCEPTABLE, desc = "No miss this time.")
+  @Outcome(id = {"1, 0, 1", "1, 0, 0"}, expect = ACCEPTABLE_INTERESTING,
+      desc = "The moving record missed: the race validation prevents. Expected to be seen.")
+  @Outcome(expect = FORBIDDEN, desc = "Anything else (a wrong value).")
+  @State
+  public static class BackwardDisplacementUnvalidated extends BackwardDisplacementRace {
+    /** One trial. */
+    public BackwardDisplacementUnvalidated() {}
+
+    @Override
+    long bystanderValue() {
+      return t.getUnvalidated(bystander, ABSENT);
+    }
+
+    @Override
+    long changedValue() {
+      return t.getUnvalidated(changed, ABSENT);
+    }
+
+    /** Inserts a key targeting Y: displaces the bystander from Y back to Y-1. */
+    @Actor
+    public void writerActor() {
+      writer();
+    }
+
+    /**
+     * Looks without validation until the writer is done.
+     *
+     * @param r bystander missed, changed key bad, overlapped
+     */
+    @Actor
+    public void readerActor(III_Result r) {
+      reader(r);
+    }
+
+    /** Checks the trial did displace, closes its pool. */
+    @Arbiter
+    public void close() {
+      finish();
+    }
+  }
+
+  /** The backward-displacement trial: its setup and its check that the move happened. */
+  abstract static class BackwardDisplacementRace extends Race {
+    BackwardDisplacementRace() {
+      int y = DashRaceTable.Y;
+      t.table.put(DashRaceTable.keyFor(y - 1, 1), 1); // into Y-1 (tie: the target)
+      bystander = DashRaceTable.keyFor(y - 1, 2);
+      t.table.put(bystander, 1); // into Y (Y-1 is fuller): Y's one record targeting Y-1
+      int n = 1;
+      while (t.count(y) < DashLayout.SLOTS || t.count(y + 1) < DashLayout.SLOTS) {
+        t.table.put(DashRaceTable.keyFor(y, n++), 1);
+      }
+      changed = DashRaceTable.keyFor(y, n);
+      before = ABSENT;
+      after = 2;
+      int bm1 = t.bitmapOf(y);
+      int bm2 = t.bitmapOf(y + 1);
+      if ((DashBucket.allocated(bm2) & ~DashBucket.members(bm2)) != 0
+          || Integer.bitCount(DashBucket.allocated(bm1) & DashBucket.members(bm1)) != 1
+          || t.count(y - 1) != 1) {
+        throw new IllegalStateException("setup: the next insert at bucket " + y + " would not displace backward");
+      }
+    }
+
+    @Override
+    void write() {
+      t.table.put(changed, 2);
+    }
+
+    final void finish() {
+      boolean moved = t.count(DashRaceTable.Y - 1) == 2;
+      t.close();
+      if (!moved) {
+        throw new IllegalStateException("the insert did not displace into bucket Y-1");
       }
     }
   }
