@@ -219,6 +219,13 @@ public final class DashEhTable implements LongHashTable {
           + (pointer ? "inline" : "pointer") + " mode, not " + (pointer ? "pointer" : "inline") + " mode: open it with "
           + (pointer ? "PmHash.open" : "PmHash.openMap and the codecs it was created with")));
     }
+    int depth = (int) INT.get(m, dir + DIR_DEPTH);
+    if (depth < 0 || depth > MAX_GLOBAL_DEPTH || dir + directoryBytes(depth) > m.byteSize()) {
+      // Routing would read entries beyond the mapping and wait for ever for a growth that
+      // never comes (found by the bad-input fuzz test).
+      throw corrupt(where + ": dash-eh directory at " + dir + " has global depth " + depth
+          + ", not 0.." + MAX_GLOBAL_DEPTH + " or reaching past the end of the pool");
+    }
     long gv;
     if (pool.lastShutdownClean()) {
       gv = (long) LONG.get(m, h + HDR_GLOBAL_VERSION);
