@@ -1,5 +1,6 @@
 package io.pmhash.llpl;
 
+import io.pmhash.core.BackendUnavailableException;
 import io.pmhash.core.spi.PoolBackend;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -26,11 +27,25 @@ public final class LlplPoolBackend implements PoolBackend {
 
   @Override
   public Region create(Path path, long size) throws IOException {
-    return LlplRegion.create(path, size);
+    try {
+      return LlplRegion.create(path, size);
+    } catch (NoClassDefFoundError e) {
+      throw missingJar(path, e);
+    }
   }
 
   @Override
   public Region open(Path path) throws IOException {
-    return LlplRegion.open(path);
+    try {
+      return LlplRegion.open(path);
+    } catch (NoClassDefFoundError e) {
+      throw missingJar(path, e);
+    }
+  }
+
+  /** llpl's jar is not beside this one: {@link LlplRegion} itself cannot load. */
+  private static BackendUnavailableException missingJar(Path path, NoClassDefFoundError e) {
+    return new BackendUnavailableException(path + ": the llpl backend cannot find llpl's classes (" + e.getMessage()
+        + "): put com.intel.pmem:llpl:1.2.0-release on the class or module path beside pmhash-llpl", e);
   }
 }
