@@ -43,13 +43,23 @@ import org.openjdk.jmh.infra.Blackhole;
  * </pre>
  *
  * The setup prints where the pool lives and which persistence backend ran.
+ *
+ * <p>The FFM and llpl pool backends, the same table ({@code docs/llpl.md}; needs PMDK's
+ * libpmemobj1 and libpmempool1):
+ *
+ * <pre>
+ *   java -Dpmhash.jmh.dir=/dev/shm -jar pmhash-jmh/target/benchmarks.jar 'DashEhBenchmark.(insert|positiveSearch)' -p backend=ffm,llpl
+ * </pre>
+ *
+ * An llpl pool cannot grow: it is created with {@code llplSize} bytes (1 GiB holds the preload
+ * and the 5M inserts); an FFM pool starts at the default size and grows.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 2)
 @Measurement(iterations = 5)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class DashEhBenchmark {
   /** Keys loaded before the measured phase. */
   @Param({"1000000"})
@@ -65,6 +75,14 @@ public class DashEhBenchmark {
   /** Stash buckets per segment. */
   @Param({"2"})
   public int stashBuckets;
+
+  /** The pool backend: {@code ffm} (a file mapped through the FFM API) or {@code llpl} (a PMDK pool). */
+  @Param({"ffm"})
+  public String backend;
+
+  /** The fixed size of an llpl pool, in bytes. */
+  @Param({"1073741824"})
+  public long llplSize;
 
   private long[] loaded;
   private long[] fresh;
@@ -101,7 +119,7 @@ public class DashEhBenchmark {
     file = Files.createTempFile(dir, "dash-eh-bench", ".pool");
     Files.delete(file);
     TableOptions o = TableOptions.scheme("dash-eh").withParam("stashBuckets", stashBuckets)
-        .withPoolOptions(PoolOptions.defaults().withDurability(Durability.valueOf(durability)));
+        .withPoolOptions(pool());
     table = PmHash.create(file, o);
     for (int i = 0; i < preload; i++) {
       table.put(loaded[i], i);
@@ -111,7 +129,12 @@ public class DashEhBenchmark {
         table.put(k, k);
       }
     }
-    System.out.println("\n  pool " + file + ", persistence " + table.pool().persistence().describe());
+    System.out.println("\n  pool " + file + " (backend " + backend + "), persistence " + table.pool().persistence().describe());
+  }
+
+  private PoolOptions pool() {
+    PoolOptions p = PoolOptions.defaults().withDurability(Durability.valueOf(durability)).withBackend(backend);
+    return backend.equals(PoolOptions.BACKEND_LLPL) ? p.withInitialSize(llplSize) : p;
   }
 
   /** Closes and deletes the pool. @throws IOException if it cannot be deleted */
