@@ -232,7 +232,7 @@ final class LlplRegion implements PoolBackend.Region {
   }
 
   private static BackendUnavailableException unavailable(Path path, Throwable cause) {
-    return new BackendUnavailableException(path + ": the llpl backend cannot load llpl's native library ("
+    return new BackendUnavailableException(path + ": the llpl backend cannot load llpl or its native library ("
         + cause + "): " + INSTALL + "; see docs/llpl.md", cause);
   }
 }
