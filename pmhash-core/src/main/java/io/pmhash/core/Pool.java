@@ -341,9 +341,7 @@ public final class Pool implements AutoCloseable {
       // The file may be longer than the header says if a growth was interrupted after the
       // file was extended and before the new size was persisted: the tail is zeros, unused.
       Pool pool = map(path, channel, lock, options, Math.max(expected, actual - actual % u64(header, CHUNK_SIZE_OFFSET)), false);
-      pool.checkLogs();
-      pool.markOpen(clean);
-      pool.recover();
+      pool.recoverAtOpen(clean);
       done = true;
       return pool;
     } finally {
@@ -548,8 +546,7 @@ public final class Pool implements AutoCloseable {
         persistence = persistenceFor(mode);
       }
       Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0, null);
-      // Opens with a replaced persistence are the crash simulator's (thousands per test): quiet.
-      pool.openLogLevel = options.persistenceFactory() != null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
+      pool.openLogLevel = openLogLevel(options);
       LOG.log(pool.openLogLevel, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
       return pool;
@@ -558,6 +555,11 @@ public final class Pool implements AutoCloseable {
         arena.close();
       }
     }
+  }
+
+  /** Opens with a replaced persistence are the crash simulator's (thousands per test): quiet. */
+  private static System.Logger.Level openLogLevel(PoolOptions options) {
+    return options.persistenceFactory() != null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
   }
 
   private static MemorySegment mapSync(FileChannel channel, long size, Arena arena) {
@@ -580,6 +582,13 @@ public final class Pool implements AutoCloseable {
     setWordRelease(m, FILE_SIZE_OFFSET, m.byteSize());
     persistence.persist(FILE_SIZE_OFFSET, 24);
     LOG.log(openLogLevel, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
+  }
+
+  /** The steps of every open after mapping: validate the logs (read-only), mark open, recover the lanes. */
+  private void recoverAtOpen(boolean clean) throws IOException {
+    checkLogs();
+    markOpen(clean);
+    recover();
   }
 
   /** Validates the lanes and the allocator word, read-only: a refused pool is not modified. */
@@ -730,7 +739,7 @@ public final class Pool implements AutoCloseable {
       // PERSIST: the header is the last thing create writes (the region is zero): a create
       // interrupted before this point leaves a region whose header open refuses.
       p.persist(0, HEADER_SIZE);
-      pool.openLogLevel = options.persistenceFactory() != null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
+      pool.openLogLevel = openLogLevel(options);
       LOG.log(pool.openLogLevel, "pmhash pool " + path + " created: backend llpl (" + region.describe() + "), durability " + mode + ", persistence " + p.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
       return pool;
@@ -764,11 +773,9 @@ public final class Pool implements AutoCloseable {
       long size = region.size() - region.size() % u64(header, CHUNK_SIZE_OFFSET);
       Persistence p = hostedPersistence(options, mode);
       Pool pool = new Pool(path, channel, lock, arena, mode, p, hostedMemory(region, size, arena), clean, size, 0, 0, region);
-      pool.openLogLevel = options.persistenceFactory() != null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
+      pool.openLogLevel = openLogLevel(options);
       LOG.log(pool.openLogLevel, "pmhash pool " + path + " opened: backend llpl (" + region.describe() + "), durability " + mode + ", persistence " + p.describe() + ", " + size + " bytes, scheme " + pool.scheme);
-      pool.checkLogs();
-      pool.markOpen(clean);
-      pool.recover();
+      pool.recoverAtOpen(clean);
       done = true;
       return pool;
     } finally {
