@@ -48,11 +48,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * libpmemobj1 and libpmempool1):
  *
  * <pre>
- *   java -Dpmhash.jmh.dir=/dev/shm -jar pmhash-jmh/target/benchmarks.jar 'DashEhBenchmark.(insert|positiveSearch)' -p backend=ffm,llpl
+ *   java -Dpmhash.jmh.dir=/dev/shm -jar pmhash-jmh/target/benchmarks.jar 'DashEhBenchmark.(insert|positiveSearch)' -p backend=ffm,llpl -p initialSize=1073741824
  * </pre>
  *
- * An llpl pool cannot grow: it is created with {@code llplSize} bytes (1 GiB holds the preload
- * and the 5M inserts); an FFM pool starts at the default size and grows.
+ * An llpl pool cannot grow, so it is created with room for the preload and the 5M inserts; give
+ * the FFM pool the same {@code initialSize} for a comparison, so that neither grows while measured.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -80,9 +80,12 @@ public class DashEhBenchmark {
   @Param({"ffm"})
   public String backend;
 
-  /** The fixed size of an llpl pool, in bytes. */
-  @Param({"1073741824"})
-  public long llplSize;
+  /**
+   * The pool's initial size in bytes; 0: the default (64 MiB, growing) for FFM, and 1 GiB for
+   * llpl, whose size is fixed.
+   */
+  @Param({"0"})
+  public long initialSize;
 
   private long[] loaded;
   private long[] fresh;
@@ -134,7 +137,8 @@ public class DashEhBenchmark {
 
   private PoolOptions pool() {
     PoolOptions p = PoolOptions.defaults().withDurability(Durability.valueOf(durability)).withBackend(backend);
-    return backend.equals(PoolOptions.BACKEND_LLPL) ? p.withInitialSize(llplSize) : p;
+    long size = initialSize == 0 && backend.equals(PoolOptions.BACKEND_LLPL) ? 1L << 30 : initialSize;
+    return size == 0 ? p : p.withInitialSize(size);
   }
 
   /** Closes and deletes the pool. @throws IOException if it cannot be deleted */
