@@ -14,6 +14,8 @@ module io.pmhash.core {
   exports io.pmhash.core.log;
   exports io.pmhash.map;
   exports io.pmhash.map.spi;
+  exports io.pmhash.core.spi;
 
   uses io.pmhash.map.spi.SchemeProvider;
+  uses io.pmhash.core.spi.PoolBackend;
 }

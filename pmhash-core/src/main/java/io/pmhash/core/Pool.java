@@ -11,6 +11,7 @@ import io.pmhash.core.internal.OrderingPersistence;
 import io.pmhash.core.internal.PersistenceChoice;
 import io.pmhash.core.log.Lanes;
 import io.pmhash.core.log.UndoLog;
+import io.pmhash.core.spi.PoolBackend;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.Objects;
+import java.util.ServiceLoader;
 import jdk.nio.mapmode.ExtendedMapMode;
 
 /**
@@ -51,6 +53,15 @@ import jdk.nio.mapmode.ExtendedMapMode;
  * close and show the same memory (the mapping is shared), so a reader holding one never sees an
  * unmapped region; an offset it reads that lies beyond its mapping was published after the
  * growth, so {@link #memory()} read after that offset covers it.
+ *
+ * <h2>Backends</h2>
+ *
+ * The default backend maps the file itself through the FFM API. A pool created with {@link
+ * PoolOptions#withBackend}{@code ("llpl")} lives instead in a PMDK pool file, in one block that
+ * PMDK's allocator holds ({@link PoolBackend}, module {@code pmhash-llpl}, {@code docs/llpl.md}):
+ * the same header, lanes and heap, reached through a {@link MemorySegment} over PMDK's mapping,
+ * so schemes run unchanged. {@link #open} recognises such a file by PMDK's signature and the
+ * backend id in the header; such a pool keeps the size it was created with.
  *
  * <h2>Thread safety</h2>
  *
@@ -87,6 +98,7 @@ public final class Pool implements AutoCloseable {
   private final Allocator allocator;
   private final UndoLog undoLog;
   private final EpochReclaimer epochs;
+  private final PoolBackend.Region host;
 
   private volatile MemorySegment memory;
   private volatile boolean closed;
@@ -95,7 +107,7 @@ public final class Pool implements AutoCloseable {
   private Pool(
       Path path, FileChannel channel, FileLock lock, Arena arena, Durability durability,
       Persistence persistence, MemorySegment memory, boolean lastShutdownClean, long maxSize,
-      long anonymousBase, long anonymousReservation) {
+      long anonymousBase, long anonymousReservation, PoolBackend.Region host) {
     this.path = path;
     this.channel = channel;
     this.lock = lock;
@@ -107,6 +119,7 @@ public final class Pool implements AutoCloseable {
     this.maxSize = maxSize;
     this.anonymousBase = anonymousBase;
     this.anonymousReservation = anonymousReservation;
+    this.host = host;
     this.heapOffset = u64(memory, HEAP_OFFSET_OFFSET);
     this.chunkSize = u64(memory, CHUNK_SIZE_OFFSET);
     this.lanesOffset = u64(memory, LANES_OFFSET_OFFSET);
@@ -154,6 +167,9 @@ public final class Pool implements AutoCloseable {
     }
     requireScheme(options);
     Geometry g = Geometry.of(options);
+    if (PoolOptions.BACKEND_LLPL.equals(options.backend())) {
+      return createHosted(path, options, g);
+    }
     if (Files.isDirectory(path)) {
       throw new FileAlreadyExistsException(path.toString(), null, "a directory is there: give the path of the pool file to create inside it");
     }
@@ -213,7 +229,7 @@ public final class Pool implements AutoCloseable {
         ? options.persistenceFactory().get()
         : new OrderingPersistence("none (VOLATILE: anonymous memory)");
     long max = reservation != 0 ? reservation : g.size;
-    Pool pool = new Pool(null, null, null, arena, Durability.VOLATILE, p, memory, true, max, base, reservation);
+    Pool pool = new Pool(null, null, null, arena, Durability.VOLATILE, p, memory, true, max, base, reservation, null);
     LOG.log(System.Logger.Level.INFO, "pmhash pool (anonymous) created: VOLATILE, " + g.size + " bytes");
     return pool;
   }
@@ -315,25 +331,20 @@ public final class Pool implements AutoCloseable {
     try {
       FileLock lock = lockOrThrow(channel, path);
       long actual = channel.size();
-      MemorySegment header = readHeader(channel, path, actual);
-      long expected = validateHeader(header, path, actual);
-      if (options.scheme() != null) {
-        String found = schemeName(header);
-        int version = u32(header, SCHEME_VERSION_OFFSET);
-        if (!found.equals(options.scheme()) || version != options.schemeVersion()) {
-          throw new SchemeMismatchException(
-              path + " holds scheme '" + found + "' layout version " + version + ", not '"
-                  + options.scheme() + "' version " + options.schemeVersion()
-                  + ": open it with the scheme it was created with");
-        }
+      if (firstWord(channel, actual) == PMDK_OBJ_SIGNATURE) {
+        Pool pool = openHosted(path, channel, lock, options);
+        done = true;
+        return pool;
       }
+      requireBackend(options, PoolOptions.BACKEND_FFM, path);
+      MemorySegment header = readHeader(channel, path, actual);
+      long expected = validateHeader(header, path, actual, BACKEND_FFM_FILE);
+      checkScheme(header, path, options);
       boolean clean = u64(header, CLEAN_SHUTDOWN_OFFSET) == 1;
       // The file may be longer than the header says if a growth was interrupted after the
       // file was extended and before the new size was persisted: the tail is zeros, unused.
       Pool pool = map(path, channel, lock, options, Math.max(expected, actual - actual % u64(header, CHUNK_SIZE_OFFSET)), false);
-      pool.checkLogs();
-      pool.markOpen(clean);
-      pool.recover();
+      pool.recoverAtOpen(clean);
       done = true;
       return pool;
     } finally {
@@ -356,8 +367,19 @@ public final class Pool implements AutoCloseable {
     Objects.requireNonNull(path, "path");
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       long actual = channel.size();
-      MemorySegment header = readHeader(channel, path, actual);
-      long expected = validateHeader(header, path, actual);
+      MemorySegment header;
+      long expected;
+      if (firstWord(channel, actual) == PMDK_OBJ_SIGNATURE) {
+        try (PoolBackend.Region region = backend(PoolOptions.BACKEND_LLPL, path).open(path);
+            Arena arena = Arena.ofConfined()) {
+          actual = region.size();
+          header = hostedHeader(region, arena, path);
+          expected = validateHeader(header, path, actual, BACKEND_LLPL);
+        }
+      } else {
+        header = readHeader(channel, path, actual);
+        expected = validateHeader(header, path, actual, BACKEND_FFM_FILE);
+      }
       int n = u32(header, SCHEME_PARAM_COUNT_OFFSET);
       long[] params = new long[n];
       for (int i = 0; i < n; i++) {
@@ -381,6 +403,11 @@ public final class Pool implements AutoCloseable {
       }
     }
     buf.flip();
+    return checkedHeader(buf, path, actual);
+  }
+
+  /** The magic, version and length checks of a header's first bytes in {@code buf}; a copy of it. */
+  private static MemorySegment checkedHeader(ByteBuffer buf, Path path, long actual) throws PoolException {
     long magic = buf.getLong(0);
     if (magic != MAGIC) {
       if (magic == 0 && allZero(buf)) {
@@ -414,7 +441,7 @@ public final class Pool implements AutoCloseable {
   /**
    * Validates every header field. Returns the expected file size.
    */
-  private static long validateHeader(MemorySegment h, Path path, long actual) throws PoolException {
+  private static long validateHeader(MemorySegment h, Path path, long actual, int expectedBackend) throws PoolException {
     int stored = u32(h, CRC_OFFSET);
     int computed = checksum(h);
     if (stored != computed) {
@@ -424,7 +451,10 @@ public final class Pool implements AutoCloseable {
     int page = u32(h, PAGE_SIZE_OFFSET);
     check(page >= 4096 && page <= (1 << 21) && Integer.bitCount(page) == 1, path, "page size " + page + " is not a power of two from 4096 to 2 MiB");
     int backend = u32(h, BACKEND_OFFSET);
-    check(backend == BACKEND_FFM_FILE, path, backend == BACKEND_VOLATILE ? "it is marked as an anonymous (VOLATILE) pool image" : "unknown backend id " + backend);
+    check(backend == expectedBackend, path, backend == BACKEND_VOLATILE ? "it is marked as an anonymous (VOLATILE) pool image"
+        : backend == BACKEND_LLPL ? "it is marked as hosted in a PMDK pool (llpl backend) but is not inside one"
+        : backend == BACKEND_FFM_FILE ? "it is marked as an FFM file pool but was found inside a PMDK pool"
+        : "unknown backend id " + backend);
     check(u64(h, POOL_ID_OFFSET) != 0, path, "pool id is zero");
     String scheme = schemeName(h);
     check(!scheme.isEmpty() && scheme.chars().allMatch(c -> c > 0x20 && c < 0x7f), path, "scheme name is not printable ASCII");
@@ -518,9 +548,8 @@ public final class Pool implements AutoCloseable {
         mode = asked;
         persistence = persistenceFor(mode);
       }
-      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0);
-      // Opens with a replaced persistence are the crash simulator's (thousands per test): quiet.
-      pool.openLogLevel = options.persistenceFactory() != null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
+      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0, null);
+      pool.openLogLevel = openLogLevel(options);
       LOG.log(pool.openLogLevel, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
       return pool;
@@ -529,6 +558,11 @@ public final class Pool implements AutoCloseable {
         arena.close();
       }
     }
+  }
+
+  /** Opens with a replaced persistence are the crash simulator's (thousands per test): quiet. */
+  private static System.Logger.Level openLogLevel(PoolOptions options) {
+    return options.persistenceFactory() != null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
   }
 
   private static MemorySegment mapSync(FileChannel channel, long size, Arena arena) {
@@ -551,6 +585,13 @@ public final class Pool implements AutoCloseable {
     setWordRelease(m, FILE_SIZE_OFFSET, m.byteSize());
     persistence.persist(FILE_SIZE_OFFSET, 24);
     LOG.log(openLogLevel, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
+  }
+
+  /** The steps of every open after mapping: validate the logs (read-only), mark open, recover the lanes. */
+  private void recoverAtOpen(boolean clean) throws IOException {
+    checkLogs();
+    markOpen(clean);
+    recover();
   }
 
   /** Validates the lanes and the allocator word, read-only: a refused pool is not modified. */
@@ -583,6 +624,172 @@ public final class Pool implements AutoCloseable {
     } finally {
       if (!ok) {
         arena.close();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- hosted (llpl) pools
+
+  private static void checkScheme(MemorySegment header, Path path, PoolOptions options) throws SchemeMismatchException {
+    if (options.scheme() != null) {
+      String found = schemeName(header);
+      int version = u32(header, SCHEME_VERSION_OFFSET);
+      if (!found.equals(options.scheme()) || version != options.schemeVersion()) {
+        throw new SchemeMismatchException(
+            path + " holds scheme '" + found + "' layout version " + version + ", not '"
+                + options.scheme() + "' version " + options.schemeVersion()
+                + ": open it with the scheme it was created with");
+      }
+    }
+  }
+
+  /** The file's first 8 bytes as a little-endian u64, or 0 when it is shorter. */
+  private static long firstWord(FileChannel channel, long actual) throws IOException {
+    if (actual < 8) {
+      return 0;
+    }
+    ByteBuffer buf = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+    while (buf.hasRemaining() && channel.read(buf, buf.position()) >= 0) {
+      // read on
+    }
+    return buf.getLong(0);
+  }
+
+  private static void requireBackend(PoolOptions options, String found, Path path) throws BackendMismatchException {
+    if (options.backend() != null && !options.backend().equals(found)) {
+      throw new BackendMismatchException(path + " holds a pool of the '" + found + "' backend"
+          + (found.equals(PoolOptions.BACKEND_LLPL) ? " (a PMDK pool file)" : " (a pmhash file)")
+          + ", not of the '" + options.backend() + "' backend the options name: open it without"
+          + " PoolOptions.withBackend, or with withBackend(\"" + found + "\")");
+    }
+  }
+
+  /** The installed backend called {@code name} ({@link ServiceLoader}), or a typed refusal naming what to install. */
+  private static PoolBackend backend(String name, Path path) throws BackendUnavailableException {
+    for (PoolBackend b : ServiceLoader.load(PoolBackend.class, Pool.class.getClassLoader())) {
+      if (b.name().equals(name)) {
+        return b;
+      }
+    }
+    throw new BackendUnavailableException(path + ": the '" + name + "' pool backend is not installed:"
+        + " put the io.pmhash:pmhash-llpl module (with its dependency com.intel.pmem:llpl) on the class"
+        + " or module path, and install PMDK's libraries (Debian/Ubuntu: apt-get install libpmemobj1"
+        + " libpmempool1); see docs/llpl.md");
+  }
+
+  /**
+   * The durability mode of a hosted pool. Its memory is PMDK's mapping, not a file mapping of
+   * ours: PROCESS (ordering only) and PMEM_EMULATED (the native shim's clwb/sfence on PMDK's
+   * addresses) work; MSYNC and PMEM are refused (see docs/llpl.md).
+   */
+  private static Durability hostedMode(PoolOptions o, Path path) throws DurabilityUnsupportedException {
+    Durability asked = o.durability();
+    if (asked == Durability.AUTO || asked == Durability.PROCESS) {
+      return Durability.PROCESS;
+    }
+    if (o.persistenceFactory() != null) {
+      return asked;
+    }
+    if (asked == Durability.PMEM_EMULATED && NativeShim.available()) {
+      return asked;
+    }
+    throw new DurabilityUnsupportedException(path + ": durability " + asked + " is not available on the"
+        + " llpl backend" + (asked == Durability.PMEM_EMULATED ? " without the native flush shim (" + NativeShim.unavailableReason() + ")" : "")
+        + ": its memory is PMDK's mapping, which pmhash neither maps with MAP_SYNC nor msyncs; use"
+        + " PMEM_EMULATED (clwb/sfence on the same lines) or PROCESS, or the FFM backend for " + asked);
+  }
+
+  private static Persistence hostedPersistence(PoolOptions o, Durability mode) {
+    return o.persistenceFactory() != null ? o.persistenceFactory().get() : persistenceFor(mode);
+  }
+
+  @SuppressWarnings("restricted") // PMDK's mapping of the region, valid until the region closes (after the arena)
+  private static MemorySegment hostedMemory(PoolBackend.Region region, long size, Arena arena) {
+    return MemorySegment.ofAddress(region.address()).reinterpret(size, arena, null);
+  }
+
+  /** A checked copy of the header at the start of a hosted region. */
+  private static MemorySegment hostedHeader(PoolBackend.Region region, Arena arena, Path path) throws PoolException {
+    MemorySegment whole = hostedMemory(region, region.size(), arena);
+    byte[] copy = new byte[(int) Math.min(region.size(), HEADER_SIZE)];
+    MemorySegment.copy(whole, 0, MemorySegment.ofArray(copy), 0, copy.length);
+    return checkedHeader(ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN), path, region.size());
+  }
+
+  /**
+   * Creates a pool hosted by the llpl backend: the backend creates the PMDK file with a zeroed
+   * region, then the header is written into the region and persisted, last, as a file pool's is.
+   */
+  private static Pool createHosted(Path path, PoolOptions options, Geometry g) throws IOException {
+    Durability mode = hostedMode(options, path);
+    if (Files.exists(path)) {
+      throw new FileAlreadyExistsException(path.toString(), null, Files.isDirectory(path)
+          ? "a directory is there: give the path of the pool file to create inside it" : "a pool is created in a new file");
+    }
+    PoolBackend.Region region = backend(PoolOptions.BACKEND_LLPL, path).create(path, g.size);
+    Arena arena = Arena.ofShared();
+    FileChannel channel = null;
+    boolean done = false;
+    try {
+      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      FileLock lock = lockOrThrow(channel, path);
+      long size = region.size() & -g.chunk;
+      MemorySegment memory = hostedMemory(region, size, arena);
+      writeHeader(memory, options, g, BACKEND_LLPL);
+      setU64(memory, FILE_SIZE_OFFSET, size);
+      Persistence p = hostedPersistence(options, mode);
+      Pool pool = new Pool(path, channel, lock, arena, mode, p, memory, true, size, 0, 0, region);
+      // PERSIST: the header is the last thing create writes (the region is zero): a create
+      // interrupted before this point leaves a region whose header open refuses.
+      p.persist(0, HEADER_SIZE);
+      pool.openLogLevel = openLogLevel(options);
+      LOG.log(pool.openLogLevel, "pmhash pool " + path + " created: backend llpl (" + region.describe() + "), durability " + mode + ", persistence " + p.describe() + ", " + size + " bytes, scheme " + pool.scheme);
+      done = true;
+      return pool;
+    } finally {
+      if (!done) {
+        try {
+          arena.close();
+          region.close();
+          if (channel != null) {
+            channel.close();
+          }
+        } finally {
+          Files.deleteIfExists(path);
+        }
+      }
+    }
+  }
+
+  /** Opens a pool hosted by the llpl backend; the file is locked, and recognised by PMDK's signature. */
+  private static Pool openHosted(Path path, FileChannel channel, FileLock lock, PoolOptions options) throws IOException {
+    requireBackend(options, PoolOptions.BACKEND_LLPL, path);
+    Durability mode = hostedMode(options, path);
+    PoolBackend.Region region = backend(PoolOptions.BACKEND_LLPL, path).open(path);
+    Arena arena = Arena.ofShared();
+    boolean done = false;
+    try {
+      MemorySegment header = hostedHeader(region, arena, path);
+      validateHeader(header, path, region.size(), BACKEND_LLPL);
+      checkScheme(header, path, options);
+      boolean clean = u64(header, CLEAN_SHUTDOWN_OFFSET) == 1;
+      long size = region.size() - region.size() % u64(header, CHUNK_SIZE_OFFSET);
+      Persistence p = hostedPersistence(options, mode);
+      Pool pool = new Pool(path, channel, lock, arena, mode, p, hostedMemory(region, size, arena), clean, size, 0, 0, region);
+      pool.openLogLevel = openLogLevel(options);
+      LOG.log(pool.openLogLevel, "pmhash pool " + path + " opened: backend llpl (" + region.describe() + "), durability " + mode + ", persistence " + p.describe() + ", " + size + " bytes, scheme " + pool.scheme);
+      pool.recoverAtOpen(clean);
+      done = true;
+      return pool;
+    } finally {
+      if (!done) {
+        try {
+          if (arena.scope().isAlive()) {
+            arena.close();
+          }
+        } finally {
+          region.close();
+        }
       }
     }
   }
@@ -784,6 +991,9 @@ public final class Pool implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("pool is closed");
     }
+    if (host != null) {
+      throw new PoolFullException("pool " + describeWhere() + " (llpl backend) is full: it needs " + minSize + " bytes and an llpl pool keeps the size it was created with, " + oldSize + " bytes; create it with a larger PoolOptions.withInitialSize", null);
+    }
     if (minSize > maxSize) {
       throw new PoolFullException("pool " + describeWhere() + " is full: it needs " + minSize + " bytes and its maximum size is " + maxSize + "; create it with a larger PoolOptions.withMaxSize", null);
     }
@@ -909,11 +1119,17 @@ public final class Pool implements AutoCloseable {
       try {
         arena.close();
       } finally {
-        if (channel != null) {
-          try {
-            lock.release();
-          } finally {
-            channel.close();
+        try {
+          if (host != null) {
+            host.close();
+          }
+        } finally {
+          if (channel != null) {
+            try {
+              lock.release();
+            } finally {
+              channel.close();
+            }
           }
         }
       }

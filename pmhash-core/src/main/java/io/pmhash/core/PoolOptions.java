@@ -44,7 +44,18 @@ public final class PoolOptions {
           DEFAULT_LANE_COUNT,
           DEFAULT_LANE_SIZE,
           DEFAULT_CHUNK_SIZE,
+          null,
           null);
+
+  /** The built-in backend: a file mapped through the FFM API (the default). */
+  public static final String BACKEND_FFM = "ffm";
+
+  /**
+   * The llpl backend: the pool lives in a PMDK (libpmemobj) pool file, inside one block that
+   * PMDK's allocator holds. Needs the {@code pmhash-llpl} module and PMDK's native libraries;
+   * see {@code docs/llpl.md}.
+   */
+  public static final String BACKEND_LLPL = "llpl";
 
   private final Durability durability;
   private final long initialSize;
@@ -56,6 +67,7 @@ public final class PoolOptions {
   private final int laneSize;
   private final long chunkSize;
   private final Supplier<? extends Persistence> persistence;
+  private final String backend;
 
   private PoolOptions(
       Durability durability,
@@ -67,7 +79,8 @@ public final class PoolOptions {
       int laneCount,
       int laneSize,
       long chunkSize,
-      Supplier<? extends Persistence> persistence) {
+      Supplier<? extends Persistence> persistence,
+      String backend) {
     this.durability = durability;
     this.initialSize = initialSize;
     this.maxSize = maxSize;
@@ -78,6 +91,7 @@ public final class PoolOptions {
     this.laneSize = laneSize;
     this.chunkSize = chunkSize;
     this.persistence = persistence;
+    this.backend = backend;
   }
 
   /**
@@ -101,7 +115,7 @@ public final class PoolOptions {
       int laneBytes,
       long chunk,
       Supplier<? extends Persistence> p) {
-    return new PoolOptions(d, initial, max, s, sv, sp, lanes, laneBytes, chunk, p);
+    return new PoolOptions(d, initial, max, s, sv, sp, lanes, laneBytes, chunk, p, backend);
   }
 
   /**
@@ -198,6 +212,30 @@ public final class PoolOptions {
         laneSize, chunkSize, factory);
   }
 
+  /**
+   * Chooses the pool backend. A new pool is created with it ({@link #BACKEND_FFM} when none is
+   * chosen) and records it in its file; an open finds the backend in the file, and refuses with
+   * a {@link BackendMismatchException} when one was chosen here and the file holds another.
+   *
+   * @param name {@link #BACKEND_FFM} or {@link #BACKEND_LLPL}
+   * @return a copy that uses it
+   * @throws IllegalArgumentException if the name is neither
+   */
+  public PoolOptions withBackend(String name) {
+    Objects.requireNonNull(name, "backend name");
+    if (!name.equals(BACKEND_FFM) && !name.equals(BACKEND_LLPL)) {
+      throw new IllegalArgumentException("unknown pool backend '" + name + "': use '" + BACKEND_FFM
+          + "' (a file mapped through the FFM API, the default) or '" + BACKEND_LLPL + "' (a PMDK pool through llpl)");
+    }
+    return new PoolOptions(durability, initialSize, maxSize, scheme, schemeVersion, schemeParams,
+        laneCount, laneSize, chunkSize, persistence, name);
+  }
+
+  /** @return the backend chosen with {@link #withBackend}, or null when none was (FFM at create, the file's at open) */
+  public String backend() {
+    return backend;
+  }
+
   static void checkSchemeName(String name) {
     Objects.requireNonNull(name, "scheme name");
     if (name.isEmpty() || name.length() > 16 || !name.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
@@ -262,6 +300,7 @@ public final class PoolOptions {
         + ", maxSize=" + (maxSize == Long.MAX_VALUE ? "unlimited" : maxSize)
         + ", scheme=" + scheme + " v" + schemeVersion + " " + Arrays.toString(schemeParams)
         + ", lanes=" + laneCount + "x" + laneSize + ", chunk=" + chunkSize
-        + (persistence != null ? ", custom persistence" : "") + "]";
+        + (persistence != null ? ", custom persistence" : "")
+        + (backend != null ? ", backend=" + backend : "") + "]";
   }
 }

@@ -74,6 +74,17 @@ public final class TableOptions {
   }
 
   /**
+   * Chooses the pool backend of a new table ({@link PoolOptions#withBackend}): {@code "ffm"} (the
+   * default) or {@code "llpl"} (a PMDK pool through llpl, module {@code pmhash-llpl}).
+   *
+   * @param name the backend
+   * @return a copy that uses it
+   */
+  public TableOptions withBackend(String name) {
+    return new TableOptions(scheme, params, initialCapacity, pool.withBackend(name));
+  }
+
+  /**
    * Records the table should hold without a structural change; schemes size their first
    * directory and pool from it. 0 (the default) starts small.
    *

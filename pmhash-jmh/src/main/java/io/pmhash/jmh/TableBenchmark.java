@@ -2,6 +2,7 @@ package io.pmhash.jmh;
 
 import io.pmhash.core.Durability;
 import io.pmhash.core.DurabilityUnsupportedException;
+import io.pmhash.core.PoolOptions;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
@@ -34,6 +35,18 @@ public class TableBenchmark extends MapBenchmark {
   @Param({"PMEM_EMULATED", "PROCESS", "VOLATILE", "PMEM"})
   public String durability;
 
+  /**
+   * The pool backend: {@code ffm} (a file mapped through the FFM API) or {@code llpl} (a PMDK
+   * pool; needs libpmemobj1, see {@code docs/llpl.md}). The FFM/llpl comparison of issue 7:
+   * {@code -p scheme=dash-eh -p backend=ffm,llpl -p initialSize=1073741824}.
+   */
+  @Param({"ffm"})
+  public String backend;
+
+  /** The pool's initial size in bytes (0: the default; an llpl pool, which cannot grow, gets 1 GiB). */
+  @Param({"0"})
+  public long initialSize;
+
   /** JMH creates the state. */
   public TableBenchmark() {}
 
@@ -43,7 +56,10 @@ public class TableBenchmark extends MapBenchmark {
       throw new IllegalArgumentException("scheme '" + scheme + "' is not in this build; available: " + PmHash.schemes().keySet());
     }
     Durability mode = Durability.valueOf(durability);
-    TableOptions options = TableOptions.scheme(scheme).withDurability(mode);
+    PoolOptions pool = PoolOptions.defaults().withDurability(mode).withBackend(backend);
+    long size = initialSize == 0 && backend.equals(PoolOptions.BACKEND_LLPL) ? 1L << 30 : initialSize;
+    TableOptions options = TableOptions.scheme(scheme).withDurability(mode)
+        .withPoolOptions(size == 0 ? pool : pool.withInitialSize(size));
     LongHashTable table;
     try {
       table = mode == Durability.VOLATILE

@@ -65,6 +65,18 @@ public final class PoolHeader {
   /** Backend id of an anonymous (volatile) pool. */
   public static final int BACKEND_VOLATILE = 2;
 
+  /**
+   * Backend id of a pool hosted in a PMDK pool through llpl: the pmhash pool (this header first)
+   * lies inside one PMDK block; see {@code docs/llpl.md}.
+   */
+  public static final int BACKEND_LLPL = 3;
+
+  /**
+   * The first 8 bytes of a PMDK libpmemobj pool file ({@code "PMEMOBJ\0"} read as a
+   * little-endian u64): such a file is an llpl-hosted pool or not a pmhash pool at all.
+   */
+  public static final long PMDK_OBJ_SIGNATURE = 0x004A424F4D454D50L;
+
   /** Number of scheme root words. */
   public static final int ROOT_COUNT = 16;
 

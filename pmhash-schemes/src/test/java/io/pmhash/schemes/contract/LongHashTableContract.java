@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -62,8 +63,25 @@ public abstract class LongHashTableContract {
     return 3_000;
   }
 
+  /**
+   * The pool backend under test: null for the default (the FFM file), {@code "llpl"} in the
+   * subclasses that run the suite on the llpl backend.
+   *
+   * @return the backend name or null
+   */
+  protected String backend() {
+    return null;
+  }
+
   protected LongHashTable create(Durability mode) throws Exception {
     TableOptions o = options().withDurability(mode);
+    if (backend() != null) {
+      // The llpl backend runs PROCESS and PMEM_EMULATED only: a VOLATILE case runs in PROCESS
+      // (the nearest: no flushes), an MSYNC case is skipped (MSYNC is FFM-only, docs/llpl.md).
+      Assumptions.assumeTrue(mode != Durability.MSYNC, () -> "MSYNC does not exist on the " + backend() + " backend");
+      return PmHash.create(dir.resolve("table.pool"), o.withBackend(backend())
+          .withDurability(mode == Durability.VOLATILE ? Durability.PROCESS : mode));
+    }
     return mode == Durability.VOLATILE ? PmHash.createVolatile(o) : PmHash.create(dir.resolve("table.pool"), o);
   }
 

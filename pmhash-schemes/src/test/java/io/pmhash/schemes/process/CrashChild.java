@@ -21,6 +21,9 @@ import java.util.SplittableRandom;
  * {@code acked N} every 64 acknowledged operations so the parent can choose when to kill
  * without reading a clock.
  *
+ * <p>{@code -Dpmhash.backend=llpl} creates the table on that backend (an existing pool opens
+ * with the backend its file records).
+ *
  * <p>Journal records (big-endian, from DataOutputStream): {@code byte kind (1 = intent, 2 = ack),
  * long op, byte type (1 = put, 2 = remove), long key, long value}.
  */
@@ -47,7 +50,11 @@ public final class CrashChild {
       options = options.withPoolOptions(PoolOptions.defaults().withDurability(Durability.PROCESS)
           .withPersistence(() -> new HaltInStructuralChange(haltAt)));
     }
-    LongHashTable t = Files.exists(pool) ? PmHash.open(pool, options) : PmHash.create(pool, options);
+    String backend = System.getProperty("pmhash.backend", "");
+    if (!backend.isEmpty()) {
+      options = options.withBackend(backend);
+    }
+        LongHashTable t = Files.exists(pool) ? PmHash.open(pool, options) : PmHash.create(pool, options);
     SplittableRandom rnd = new SplittableRandom(seed);
     try (FileOutputStream file = new FileOutputStream(journal.toFile(), true);
         DataOutputStream log = new DataOutputStream(new BufferedOutputStream(file, 64))) {

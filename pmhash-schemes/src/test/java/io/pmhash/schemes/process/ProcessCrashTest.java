@@ -50,6 +50,16 @@ class ProcessCrashTest {
 
   @TempDir Path dir;
 
+  /**
+   * The pool backend the child creates its table with: null for the default (FFM); {@link
+   * LlplProcessCrashTest} runs every case on the llpl backend.
+   *
+   * @return the backend name or null
+   */
+  String backend() {
+    return null;
+  }
+
   static Stream<Arguments> cases() {
     List<Arguments> all = new ArrayList<>();
     for (String scheme : PmHash.schemes().keySet()) {
@@ -180,7 +190,8 @@ class ProcessCrashTest {
     String testClasses = Path.of(CrashChild.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     String cp = Stream.of(testClasses, modulePath, classPath)
         .filter(s -> !s.isEmpty()).collect(Collectors.joining(File.pathSeparator));
-    return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xss4m", "-cp", cp,
+    return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xss4m",
+        "-Dpmhash.backend=" + (backend() == null ? "" : backend()), "-cp", cp,
         CrashChild.class.getName(), pool.toString(), scheme, mode.name(), journal.toString(),
         Long.toString(seed), Integer.toString(KEYS), Long.toString(firstOp), Long.toString(haltAt)).start();
   }

@@ -1,0 +1,12 @@
+package io.pmhash.schemes.level;
+
+/**
+ * The contract of {@link LevelContractTest} (options and invariants included) on the llpl
+ * backend: the table in a pmhash pool hosted in a PMDK pool file (docs/llpl.md).
+ */
+class LevelLlplContractTest extends LevelContractTest {
+  @Override
+  protected String backend() {
+    return "llpl";
+  }
+}
