@@ -304,8 +304,8 @@ public final class DashLhTable implements LongHashTable {
   private void locateSlow(MemorySegment m, long s, int depth, long shape, long w) {
     if (stateOf(shape) == LIVE && depthOf(shape) > depth) {
       if ((long) LONG.getAcquire(m, header + HDR_N_NEXT) == w) {
-        throw new IllegalStateException("dash-lh: segment " + s + " has depth " + depthOf(shape)
-            + ", deeper than N|Next " + Long.toHexString(w) + " allows (" + depth + "): the table is inconsistent");
+        throw corrupt("dash-lh: segment " + s + " has depth " + depthOf(shape)
+            + ", deeper than N|Next " + Long.toHexString(w) + " allows (" + depth + "): the pool is damaged");
       }
       return;
     }
@@ -322,7 +322,7 @@ public final class DashLhTable implements LongHashTable {
       MemorySegment m = pool.memory();
       long seg = segmentOffset(m, s);
       if (seg == 0) {
-        throw new IllegalStateException("dash-lh: segment " + s + " has no segment array although Next addresses it");
+        throw corrupt("dash-lh: segment " + s + " has no segment array although Next addresses it: the pool is damaged");
       }
       long shape = shapeAcquire(m, seg);
       if (stateOf(shape) == LIVE) {
@@ -332,7 +332,7 @@ public final class DashLhTable implements LongHashTable {
         }
         split.split(seg, s, d);
       } else if (s < 1L << firstShift) {
-        throw new IllegalStateException("dash-lh: segment " + s + " of the first array is not LIVE");
+        throw corrupt("dash-lh: segment " + s + " of the first array is not LIVE: the pool is damaged");
       } else {
         int d = 63 - Long.numberOfLeadingZeros(s);
         materialize(s - (1L << d), d + 1); // the parent's split at depth d creates s
