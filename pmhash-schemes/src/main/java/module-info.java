@@ -13,5 +13,6 @@ module io.pmhash.schemes {
   provides io.pmhash.map.spi.SchemeProvider with
       io.pmhash.schemes.cceh.CcehProvider,
       io.pmhash.schemes.dash.DashEhProvider,
+      io.pmhash.schemes.esh.EshProvider,
       io.pmhash.schemes.level.LevelProvider;
 }
