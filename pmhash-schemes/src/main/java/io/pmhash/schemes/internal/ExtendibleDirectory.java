@@ -97,25 +97,22 @@ public final class ExtendibleDirectory {
   }
 
   /**
-   * Reserves and fills (not publishes) the first directory of a table: entry i names {@code
-   * segments[i]}; flushed. The caller publishes it with its table header.
+   * Fills (not publishes) the first directory of a table: entry i names {@code segments[i]};
+   * flushed, not drained. The caller publishes it with its table header.
    *
-   * @param pool the pool
+   * @param m the mapping, covering {@code dir}
+   * @param p the pool's persistence
+   * @param dir a reserved block of {@link #bytes}{@code (depth)} bytes
    * @param segments {@code 2^depth} reserved segments
-   * @return the directory's reservation
    */
-  public static Reservation create(Pool pool, Reservation[] segments) {
+  public static void fill(MemorySegment m, Persistence p, long dir, Reservation[] segments) {
     int depth = Integer.numberOfTrailingZeros(segments.length);
-    Reservation dir = pool.allocator().reserve(bytes(depth));
-    MemorySegment m = pool.memory();
-    long d = dir.offset();
-    m.asSlice(d, ENTRIES).fill((byte) 0);
-    INT.set(m, d + DEPTH, depth);
+    m.asSlice(dir, ENTRIES).fill((byte) 0);
+    INT.set(m, dir + DEPTH, depth);
     for (int i = 0; i < segments.length; i++) {
-      LONG.set(m, d + ENTRIES + 8L * i, segments[i].offset());
+      LONG.set(m, dir + ENTRIES + 8L * i, segments[i].offset());
     }
-    pool.persistence().flush(d, bytes(depth));
-    return dir;
+    p.flush(dir, bytes(depth));
   }
 
   /**
