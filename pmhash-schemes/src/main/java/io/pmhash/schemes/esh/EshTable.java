@@ -126,9 +126,10 @@ public final class EshTable implements LongHashTable {
       }
       p.flush(s, geometry.bytes);
     }
-    Reservation dir = ExtendibleDirectory.create(pool, segs);
+    Reservation dir = pool.allocator().reserve(ExtendibleDirectory.bytes(depth));
     Reservation hdr = pool.allocator().reserve(TABLE_HEADER.byteSize());
     m = pool.memory();
+    ExtendibleDirectory.fill(m, p, dir.offset(), segs);
     long h = hdr.offset();
     m.asSlice(h, TABLE_HEADER.byteSize()).fill((byte) 0);
     LONG.set(m, h + HDR_MAGIC, MAGIC);
@@ -435,8 +436,11 @@ public final class EshTable implements LongHashTable {
 
   @Override
   public long size() {
-    long[] segs = segmentOffsets();
-    MemorySegment m = pool.memory();
+    return records(segmentOffsets());
+  }
+
+  private long records(long[] segs) {
+    MemorySegment m = pool.memory(); // read after the offsets: covers them
     long n = 0;
     for (long seg : segs) {
       n += segments.records(m, seg);
@@ -452,12 +456,7 @@ public final class EshTable implements LongHashTable {
   @Override
   public double loadFactor() {
     long[] segs = segmentOffsets();
-    MemorySegment m = pool.memory();
-    long n = 0;
-    for (long seg : segs) {
-      n += segments.records(m, seg);
-    }
-    return (double) n / slots(segs.length);
+    return (double) records(segs) / slots(segs.length);
   }
 
   /**
@@ -540,11 +539,10 @@ public final class EshTable implements LongHashTable {
   @Override
   public TableStats stats() {
     long[] segs = segmentOffsets();
+    long n = records(segs);
     MemorySegment m = pool.memory();
-    long n = 0;
     long foreign = 0;
     for (long seg : segs) {
-      n += segments.records(m, seg);
       for (int i = 0; i < segments.buckets; i++) {
         foreign += Integer.bitCount(EshLayout.foreign(commitAcquire(m, segments.bucket(seg, i))));
       }

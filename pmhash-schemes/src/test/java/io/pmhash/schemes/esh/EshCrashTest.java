@@ -3,6 +3,8 @@ package io.pmhash.schemes.esh;
 import static io.pmhash.schemes.esh.EshCrashSupport.*;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pmhash.schemes.contract.CrashModel.Kind;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
