@@ -30,11 +30,16 @@ import java.lang.foreign.MemorySegment;
  *   <li><b>A record is durable before the commit word that makes it a member.</b> One 8-byte
  *       release store of the commit word inserts or deletes a record (§4.3.2: "insertion is
  *       successful only after the metadata is persisted").
- *   <li><b>Overflow metadata over-approximates, durably.</b> A home's durable OC is at least the
- *       number of its durable foreign records, and its durable OFRB names every bucket holding
- *       one: an overflow insert makes OC + 1 and the OFRB bit durable before the commit in the
- *       neighbour; a delete commits first and lowers OC after. A search that stops at OC = 0
- *       ("stops early", Algorithm 4.2) never misses a record.
+ *   <li><b>Overflow metadata over-approximates wherever it is used.</b> A home's OC is at least
+ *       the number of its foreign records, and its OFRB names every bucket holding one, at every
+ *       point a reader (which validates the home's version) or a clean shutdown can observe: an
+ *       overflow insert raises OC and sets the OFRB bit before the neighbour's commit, a delete
+ *       commits first and lowers OC after. A search that stops at OC = 0 ("stops early",
+ *       Algorithm 4.2) never misses a record. Across a crash OC and OFRB are not trusted: the
+ *       lazy recovery rebuilds them from the records before the segment is used ({@link
+ *       #rebuild}), so their persist order is not load-bearing (the mutation check confirms:
+ *       their flushes survive it); they are flushed with the operation that changes them so
+ *       that a clean shutdown, after which nothing is rebuilt, leaves them durable.
  * </ol>
  *
  * Fingerprints are written with the commit word and flushed with it, not before: a crash may keep
@@ -47,13 +52,13 @@ import java.lang.foreign.MemorySegment;
  *   <li>insert into the home: pair flushed, drain; commit word and fingerprint, line 0 flushed,
  *       drain. 2 drains, 2 lines.
  *   <li>insert into a neighbour (Algorithm 4.1 lines 10–20): pair in the neighbour and the home's
- *       OC + 1 and OFRB bit flushed, drain (invariant II); the neighbour's commit word and
- *       fingerprint flushed, drain (I). 2 drains, 3 lines.
+ *       OC + 1 and OFRB bit flushed, drain; the neighbour's commit word and fingerprint flushed,
+ *       drain (I). 2 drains, 3 lines.
  *   <li>update: the value, one 8-byte store, flushed, drain. 1 drain, 1 line.
  *   <li>delete from the home: commit word, flushed, drain. 1 drain, 1 line.
  *   <li>delete from a neighbour: the neighbour's commit word flushed, drain; then the home's OC - 1
- *       (and OFRB cleared at 0) flushed, not drained: any durable value from the old to the new
- *       one over-approximates (II), and this thread's next drain carries it. 1 drain, 2 lines.
+ *       (and OFRB cleared at 0) flushed, not drained: recovery rebuilds it after a crash (II), and
+ *       this thread's next drain carries it before a clean shutdown. 1 drain, 2 lines.
  * </ul>
  */
 final class EshSegment {
@@ -229,7 +234,7 @@ final class EshSegment {
     LONG.set(m, pr + PAIR_KEY, key);
     LONG.set(m, pr + PAIR_VALUE, value);
     p.flush(pr, PAIR_BYTES);
-    // PERSIST(§4.3.3, Alg. 4.1 line 16, invariant I; for a neighbour also II): the pair (and the home's OC and OFRB) are durable before the commit word that makes the record a member
+    // PERSIST(§4.3.3, Alg. 4.1 line 16, invariant I): the pair is durable before the commit word that makes the record a member
     p.drain();
     commitSlot(m, b, slot, fp, foreign);
     p.flush(b, PAIRS);
@@ -271,7 +276,7 @@ final class EshSegment {
         long hc = (long) LONG.get(m, hb + COMMIT);
         LONG.setRelease(m, hb + COMMIT, withOverflowCount(hc, overflowCount(hc) + 1));
         LONG.setRelease(m, hb + OFRB, (long) LONG.get(m, hb + OFRB) | 1L << j);
-        p.flush(hb, PAIRS);
+        p.flush(hb, PAIRS); // for a clean shutdown (II): after a crash recovery rebuilds OC and OFRB
         insert(m, t, slot, key, value, fp, true);
         return TRUE;
       } finally {
@@ -305,7 +310,7 @@ final class EshSegment {
     }
     try {
       uncommitSlot(m, t, slot);
-      // PERSIST(delete from a neighbour, invariant II): the record is durably gone before the home's OC is lowered
+      // PERSIST(delete from a neighbour, invariant I): the record is durably gone before remove returns
       p.drain();
     } finally {
       VersionLock.unlock(m, t + LOCK);
@@ -316,7 +321,7 @@ final class EshSegment {
     if (oc == 0) {
       LONG.setRelease(m, hb + OFRB, 0L); // no record of the home is left outside it
     }
-    p.flush(hb, PAIRS); // not drained: any durable value from the old OC to the new over-approximates (II)
+    p.flush(hb, PAIRS); // for a clean shutdown, not drained (II): after a crash recovery rebuilds OC and OFRB
     return TRUE;
   }
 
