@@ -15,5 +15,6 @@ module io.pmhash.schemes {
       io.pmhash.schemes.dash.DashEhProvider,
       io.pmhash.schemes.group.GroupProvider,
       io.pmhash.schemes.dash.DashLhProvider,
+      io.pmhash.schemes.esh.EshProvider,
       io.pmhash.schemes.level.LevelProvider;
 }

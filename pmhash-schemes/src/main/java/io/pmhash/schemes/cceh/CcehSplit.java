@@ -7,6 +7,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.Publication;
 import io.pmhash.core.alloc.Reservation;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -135,18 +136,7 @@ final class CcehSplit {
    * lock (or is recovery, alone).
    */
   void finish(MemorySegment m, long seg, long n, int d, long pattern) {
-    long dir = table.directory(m);
-    int g = (int) INT.get(m, dir + DIR_DEPTH);
-    long first = (2 * pattern + 1) << (g - d - 1);
-    long count = 1L << (g - d - 1);
-    long e0 = dir + DIR_ENTRIES + 8 * first;
-    for (long i = 0; i < count; i++) {
-      long e = e0 + 8 * i;
-      if ((long) LONG.get(m, e) == seg) {
-        LONG.setRelease(m, e, n);
-      }
-    }
-    p.flush(e0, 8 * count);
+    ExtendibleDirectory.redirect(m, p, table.directory(m), seg, n, d + 1, 2 * pattern + 1);
     // PERSIST(§3.4 split step 4, invariant I): N's entries name N durably before S's shape gives up N's half
     p.drain();
     long left = 2 * pattern;
@@ -174,32 +164,9 @@ final class CcehSplit {
     p.drain();
   }
 
-  /** Doubles the directory; the caller holds the directory lock. */
+  /** Doubles the directory ({@link ExtendibleDirectory#doubleInto}); the caller holds the directory lock. */
   void doubleDirectory() {
-    MemorySegment m = pool.memory();
-    long old = table.directory(m);
-    int g = (int) INT.get(m, old + DIR_DEPTH);
-    if (g >= MAX_DEPTH) {
-      throw new IllegalStateException("cceh: the directory is at its maximum depth " + g);
-    }
-    long bytes = directoryBytes(g + 1);
-    Reservation r = pool.allocator().reserve(bytes);
-    m = pool.memory();
-    long n = r.offset();
-    m.asSlice(n, DIR_ENTRIES).fill((byte) 0);
-    INT.set(m, n + DIR_DEPTH, g + 1);
-    long entries = 1L << g;
-    for (long i = 0; i < entries; i++) {
-      long e = (long) LONG.get(m, old + DIR_ENTRIES + 8 * i);
-      LONG.set(m, n + DIR_ENTRIES + 16 * i, e);
-      LONG.set(m, n + DIR_ENTRIES + 16 * i + 8, e);
-    }
-    p.flush(n, bytes);
-    try (Publication pub = pool.allocator().begin()) {
-      pub.publish(r, table.header + HDR_DIRECTORY).deferFree(old);
-      // PERSIST(§3.4 doubling, invariant II): the new directory is filled and durable before the step that publishes it (and frees the old one) commits; no thread sees it before
-      pub.commit();
-    }
+    ExtendibleDirectory.doubleInto(pool, table.header + HDR_DIRECTORY, CcehProvider.NAME);
     table.doublings.incrementAndGet();
   }
 }

@@ -15,6 +15,7 @@ import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
 import io.pmhash.map.TableStats;
+import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -135,12 +136,7 @@ public final class DashEhTable implements LongHashTable {
       p.flush(s, segBytes);
     }
     long d = dir.offset();
-    m.asSlice(d, directoryBytes(depth)).fill((byte) 0);
-    INT.set(m, d + DIR_DEPTH, depth);
-    for (int i = 0; i < n; i++) {
-      LONG.set(m, d + DIR_ENTRIES + 8L * i, segs[i].offset());
-    }
-    p.flush(d, directoryBytes(depth));
+    ExtendibleDirectory.fill(m, p, d, segs);
     long h = hdr.offset();
     m.asSlice(h, TABLE_HEADER.byteSize()).fill((byte) 0);
     LONG.set(m, h + HDR_MAGIC, MAGIC);

@@ -1,5 +1,6 @@
 package io.pmhash.schemes.dash;
 
+import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
@@ -239,24 +240,24 @@ public final class DashLayout {
    * @return the top {@code depth} bits of {@code h} (0 for depth 0)
    */
   public static long prefix(long h, int depth) {
-    return (h >>> 1) >>> (63 - depth);
+    return ExtendibleDirectory.prefix(h, depth);
   }
 
   // ------------------------------------------------------------------ directory
 
   /** Directory header; entries follow at {@link #DIR_ENTRIES}. */
   public static final StructLayout DIRECTORY_HEADER =
-      MemoryLayout.structLayout(U32.withName("global_depth"), MemoryLayout.paddingLayout(60));
+      ExtendibleDirectory.HEADER;
   /** Offset of the global depth (u32). */
-  public static final long DIR_DEPTH = off(DIRECTORY_HEADER, "global_depth");
+  public static final long DIR_DEPTH = ExtendibleDirectory.DEPTH;
   /** Offset of entry 0. */
-  public static final long DIR_ENTRIES = DIRECTORY_HEADER.byteSize();
+  public static final long DIR_ENTRIES = ExtendibleDirectory.ENTRIES;
   /** Largest global depth (so that pattern 0xFFFFFFFF, a MERGED segment's, matches no hash). */
-  public static final int MAX_GLOBAL_DEPTH = 31;
+  public static final int MAX_GLOBAL_DEPTH = ExtendibleDirectory.MAX_DEPTH;
 
   /** @param depth global depth @return the directory's size in bytes */
   public static long directoryBytes(int depth) {
-    return DIR_ENTRIES + (8L << depth);
+    return ExtendibleDirectory.bytes(depth);
   }
 
   // ------------------------------------------------------------------ table header

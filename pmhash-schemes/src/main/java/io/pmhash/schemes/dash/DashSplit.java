@@ -9,6 +9,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.Publication;
 import io.pmhash.core.alloc.Reservation;
 import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -144,17 +145,7 @@ final class DashSplit {
     table.directoryLock.lock();
     try {
       long dir = (long) LONG.getAcquire(m, table.header + HDR_DIRECTORY);
-      int g = (int) INT.get(m, dir + DIR_DEPTH);
-      long first = (leftPattern | 1) << (g - depth);
-      long count = 1L << (g - depth);
-      long e0 = dir + DIR_ENTRIES + 8 * first;
-      for (long i = 0; i < count; i++) {
-        long e = e0 + 8 * i;
-        if ((long) LONG.get(m, e) == seg) {
-          LONG.setRelease(m, e, n);
-        }
-      }
-      p.flush(e0, 8 * count);
+      ExtendibleDirectory.redirect(m, p, dir, seg, n, depth, leftPattern | 1);
       // PERSIST(§4.7 split step 3, directory update): N's entries name N before S leaves SPLITTING (until then recovery redoes this)
       p.drain();
     } finally {
@@ -170,32 +161,9 @@ final class DashSplit {
     p.drain();
   }
 
-  /** Doubles the directory; the caller holds the directory lock. */
+  /** Doubles the directory ({@link ExtendibleDirectory#doubleInto}); the caller holds the directory lock. */
   void doubleDirectory() {
-    MemorySegment m = pool.memory();
-    long old = (long) LONG.getAcquire(m, table.header + HDR_DIRECTORY);
-    int g = (int) INT.get(m, old + DIR_DEPTH);
-    if (g >= MAX_GLOBAL_DEPTH) {
-      throw new IllegalStateException("dash-eh: the directory is at its maximum depth " + g);
-    }
-    long bytes = directoryBytes(g + 1);
-    Reservation r = pool.allocator().reserve(bytes);
-    m = pool.memory();
-    long n = r.offset();
-    m.asSlice(n, DIR_ENTRIES).fill((byte) 0);
-    INT.set(m, n + DIR_DEPTH, g + 1);
-    long entries = 1L << g;
-    for (long i = 0; i < entries; i++) {
-      long e = (long) LONG.get(m, old + DIR_ENTRIES + 8 * i);
-      LONG.set(m, n + DIR_ENTRIES + 16 * i, e);
-      LONG.set(m, n + DIR_ENTRIES + 16 * i + 8, e);
-    }
-    p.flush(n, bytes);
-    try (Publication pub = pool.allocator().begin()) {
-      pub.publish(r, table.header + HDR_DIRECTORY).deferFree(old);
-      // PERSIST(§4.7 doubling): the new directory is filled and durable before the step that publishes it (and frees the old one) commits
-      pub.commit();
-    }
+    ExtendibleDirectory.doubleInto(pool, table.header + HDR_DIRECTORY, DashEhProvider.NAME);
     table.doublings.incrementAndGet();
   }
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * persisted" is the same ordering, checked by the same images.
  *
  * <p>Checked to fail with the defect: removing the flush of the new directory in {@code
- * CcehSplit.doubleDirectory} makes DRAINED, EACH_LINE and RANDOM images at the publishing step's last drains fail with
+ * ExtendibleDirectory.doubleInto} (the directory code CCEH shares with Dash-EH and ESH) makes DRAINED, EACH_LINE and RANDOM images at the publishing step's last drains fail with
  * "directory entry 0 of 1 is empty" (the unflushed directory reads as zeros, depth 0).
  */
 class CcehUnflushedDirectoryPublishedTest {

@@ -1,0 +1,434 @@
+package io.pmhash.schemes.esh;
+
+import static io.pmhash.schemes.esh.EshLayout.*;
+
+import io.pmhash.core.Persistence;
+import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.internal.ExtendibleDirectory;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The hot path over one segment of one geometry (ESH §4.3.3, Algorithms 4.1 and 4.2): bucket
+ * addressing, the search of a home bucket and of its overflow buckets, and the record writes with
+ * their persist orders. A flyweight: stateless apart from the geometry and the pool's {@link
+ * Persistence}; every method takes the mapping and offsets. A record location is encoded as
+ * {@code bucketOffset | slot} (buckets are 64-byte aligned, slots &lt; 14).
+ *
+ * <h2>Who may change what</h2>
+ *
+ * A record's <em>home</em> is bucket {@code (h >>> 8) & (buckets - 1)} of its segment; it lies in
+ * its home or, as a <em>foreign</em> record, in another bucket of the segment that the home's OFRB
+ * names. Every write of a key holds its home's lock, so the set of a home's records (wherever they
+ * lie) changes only under that lock; a write that changes another bucket's slots or commit word
+ * also holds that bucket's lock (taken with {@code tryLock}: a writer never waits for a second
+ * lock while holding one, so there is no deadlock). A reader validates the home's version only.
+ *
+ * <h2>Invariants the persist orders come from</h2>
+ *
+ * <ol type="I">
+ *   <li><b>A record is durable before the commit word that makes it a member.</b> One 8-byte
+ *       release store of the commit word inserts or deletes a record (§4.3.2: "insertion is
+ *       successful only after the metadata is persisted").
+ *   <li><b>Overflow metadata over-approximates wherever it is used.</b> A home's OC is at least
+ *       the number of its foreign records, and its OFRB names every bucket holding one, at every
+ *       point a reader (which validates the home's version) or a clean shutdown can observe: an
+ *       overflow insert raises OC and sets the OFRB bit before the neighbour's commit, a delete
+ *       commits first and lowers OC after. A search that stops at OC = 0 ("stops early",
+ *       Algorithm 4.2) never misses a record. Across a crash OC and OFRB are not trusted: the
+ *       lazy recovery rebuilds them from the records before the segment is used ({@link
+ *       #rebuild}), so their persist order is not load-bearing (the mutation check confirms:
+ *       their flushes survive it); they are flushed with the operation that changes them so
+ *       that a clean shutdown, after which nothing is rebuilt, leaves them durable.
+ * </ol>
+ *
+ * Fingerprints are written with the commit word and flushed with it, not before: a crash may keep
+ * a record without its fingerprint, so recovery recomputes every fingerprint from its key (as Dash
+ * §4.8 does) before the segment is used.
+ *
+ * <h2>Persist order per operation (drains, lines)</h2>
+ *
+ * <ul>
+ *   <li>insert into the home: pair flushed, drain; commit word and fingerprint, line 0 flushed,
+ *       drain. 2 drains, 2 lines.
+ *   <li>insert into a neighbour (Algorithm 4.1 lines 10–20): pair in the neighbour and the home's
+ *       OC + 1 and OFRB bit flushed, drain; the neighbour's commit word and fingerprint flushed,
+ *       drain (I). 2 drains, 3 lines.
+ *   <li>update: the value, one 8-byte store, flushed, drain. 1 drain, 1 line.
+ *   <li>delete from the home: commit word, flushed, drain. 1 drain, 1 line.
+ *   <li>delete from a neighbour: the neighbour's commit word flushed, drain; then the home's OC - 1
+ *       (and OFRB cleared at 0) flushed, not drained: recovery rebuilds it after a crash (II), and
+ *       this thread's next drain carries it before a clean shutdown. 1 drain, 2 lines.
+ * </ul>
+ */
+final class EshSegment {
+  /** {@link #write} results. */
+  static final int FALSE = 0;
+  static final int TRUE = 1;
+  /** The segment is full: split it and retry. */
+  static final int FULL = 2;
+  /** A neighbour's lock was busy: release the home's and retry. */
+  static final int RETRY = 3;
+
+  static final int PUT = 0;
+  static final int PUT_IF_ABSENT = 1;
+  static final int REPLACE = 2;
+  static final int REPLACE_IF = 3;
+  static final int REMOVE = 4;
+  static final int REMOVE_IF = 5;
+
+  final Persistence p;
+  final int pairs;
+  final int buckets;
+  final long bucketBytes;
+  final long bytes;
+  private final int allSlots;
+
+  EshSegment(Persistence p, int pairs, int buckets) {
+    this.p = p;
+    this.pairs = pairs;
+    this.buckets = buckets;
+    this.bucketBytes = EshLayout.bucket(pairs).byteSize();
+    this.bytes = segmentBytes(bucketBytes, buckets);
+    this.allSlots = (1 << pairs) - 1;
+  }
+
+  // ---------------------------------------------------------------- addressing and reads
+
+  long bucket(long seg, int i) {
+    return seg + SEG_BUCKETS + bucketBytes * i;
+  }
+
+  int bucketIndex(long h) {
+    return (int) (h >>> 8) & (buckets - 1);
+  }
+
+  static long pair(long b, int slot) {
+    return b + PAIRS + PAIR_BYTES * slot;
+  }
+
+  static long key(MemorySegment m, long b, int slot) {
+    return (long) LONG.get(m, pair(b, slot) + PAIR_KEY);
+  }
+
+  static long value(MemorySegment m, long b, int slot) {
+    return (long) LONG.get(m, pair(b, slot) + PAIR_VALUE);
+  }
+
+  static long valueAt(MemorySegment m, long loc) {
+    return value(m, loc & ~63L, (int) loc & 63);
+  }
+
+  static long commitAcquire(MemorySegment m, long b) {
+    return (long) LONG.getAcquire(m, b + COMMIT);
+  }
+
+  static long ofrb(MemorySegment m, long b) {
+    return (long) LONG.getAcquire(m, b + OFRB);
+  }
+
+  static long fps(MemorySegment m, long b) {
+    return (long) LONG.getAcquire(m, b + FPS);
+  }
+
+  static int state(MemorySegment m, long b) {
+    return (int) INT.getAcquire(m, b + STATE);
+  }
+
+  static long shapeAcquire(MemorySegment m, long seg) {
+    return (long) LONG.getAcquire(m, seg + SEG_SHAPE);
+  }
+
+  /** @return the slot among {@code slots} of bucket {@code b} holding {@code key}, or -1 */
+  static int find(MemorySegment m, long b, int slots, long key, int fp) {
+    long f = fps(m, b);
+    for (int s = slots; s != 0; s &= s - 1) {
+      int slot = Integer.numberOfTrailingZeros(s);
+      if (fingerprintAt(f, slot) == fp && key(m, b, slot) == key) {
+        return slot;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Algorithm 4.2 past the home bucket: the foreign slots of the buckets the home's OFRB names.
+   *
+   * @return the record's location, or -1
+   */
+  long findForeign(MemorySegment m, long seg, long ofrb, long key, int fp) {
+    for (long o = ofrb; o != 0; o &= o - 1) {
+      long t = bucket(seg, Long.numberOfTrailingZeros(o));
+      int slot = find(m, t, foreign(commitAcquire(m, t)), key, fp);
+      if (slot >= 0) {
+        return t | slot;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * @return the key's location: its home {@code hb} first, then (if OC &gt; 0) the buckets its
+   *     OFRB names; -1 if absent
+   */
+  long locate(MemorySegment m, long seg, long hb, long key, int fp) {
+    long c = commitAcquire(m, hb);
+    int slot = find(m, hb, home(c), key, fp);
+    if (slot >= 0) {
+      return hb | slot;
+    }
+    return overflowCount(c) == 0 ? -1 : findForeign(m, seg, ofrb(m, hb), key, fp);
+  }
+
+  // ---------------------------------------------------------------- writes (home lock held)
+
+  /**
+   * One write of Algorithm 4.1 (and update, delete) with the home bucket's lock held.
+   *
+   * @return {@link #TRUE}, {@link #FALSE}, {@link #FULL} or {@link #RETRY}
+   */
+  int write(MemorySegment m, long seg, long hb, long key, long value, long expected, int op, int fp) {
+    long loc = locate(m, seg, hb, key, fp);
+    if (loc >= 0) {
+      switch (op) {
+        case PUT -> {
+          update(m, loc, value);
+          return FALSE;
+        }
+        case PUT_IF_ABSENT -> {
+          return FALSE;
+        }
+        case REPLACE -> {
+          update(m, loc, value);
+          return TRUE;
+        }
+        case REPLACE_IF -> {
+          if (valueAt(m, loc) != expected) {
+            return FALSE;
+          }
+          update(m, loc, value);
+          return TRUE;
+        }
+        default -> {
+          if (op == REMOVE_IF && valueAt(m, loc) != expected) {
+            return FALSE;
+          }
+          return delete(m, hb, loc);
+        }
+      }
+    }
+    if (op != PUT && op != PUT_IF_ABSENT) {
+      return FALSE;
+    }
+    long c = commitAcquire(m, hb);
+    if (!full(c)) {
+      insert(m, hb, Integer.numberOfTrailingZeros(~alloc(c) & allSlots), key, value, fp, false);
+      return TRUE;
+    }
+    return insertOverflow(m, seg, hb, key, value, fp);
+  }
+
+  /** Writes a record into a free slot of {@code b} and commits it (invariant I): 2 drains. */
+  private void insert(MemorySegment m, long b, int slot, long key, long value, int fp, boolean foreign) {
+    long pr = pair(b, slot);
+    LONG.set(m, pr + PAIR_KEY, key);
+    LONG.set(m, pr + PAIR_VALUE, value);
+    p.flush(pr, PAIR_BYTES);
+    // PERSIST(§4.3.3, Alg. 4.1 line 16, invariant I): the pair is durable before the commit word that makes the record a member
+    p.drain();
+    commitSlot(m, b, slot, fp, foreign);
+    p.flush(b, PAIRS);
+    // PERSIST(§4.3.3, Alg. 4.1 lines 17-20): the commit word (membership, MC, OB) is durable before put returns
+    p.drain();
+  }
+
+  private void commitSlot(MemorySegment m, long b, int slot, int fp, boolean foreign) {
+    LONG.set(m, b + FPS, withFingerprint((long) LONG.get(m, b + FPS), slot, fp));
+    long c = (long) LONG.get(m, b + COMMIT);
+    int f = foreign(c) | (foreign ? 1 << slot : 0);
+    LONG.setRelease(m, b + COMMIT, commit(alloc(c) | 1 << slot, f, overflowCount(c), pairs));
+  }
+
+  /**
+   * Algorithm 4.1 lines 10–13: the home is full (OB = 1); the next bucket of the segment with room
+   * takes the record, and the home's OC and OFRB record it. A neighbour whose lock is busy is
+   * skipped.
+   */
+  private int insertOverflow(MemorySegment m, long seg, long hb, long key, long value, int fp) {
+    int home = (int) ((hb - seg - SEG_BUCKETS) / bucketBytes);
+    boolean busy = false;
+    for (int i = 1; i < buckets; i++) {
+      int j = (home + i) & (buckets - 1);
+      long t = bucket(seg, j);
+      if (full(commitAcquire(m, t))) {
+        continue;
+      }
+      if (!VersionLock.tryLock(m, t + LOCK)) {
+        busy = true;
+        continue;
+      }
+      try {
+        long tc = commitAcquire(m, t);
+        if (full(tc)) {
+          continue;
+        }
+        int slot = Integer.numberOfTrailingZeros(~alloc(tc) & allSlots);
+        long hc = (long) LONG.get(m, hb + COMMIT);
+        LONG.setRelease(m, hb + COMMIT, withOverflowCount(hc, overflowCount(hc) + 1));
+        LONG.setRelease(m, hb + OFRB, (long) LONG.get(m, hb + OFRB) | 1L << j);
+        p.flush(hb, PAIRS); // for a clean shutdown (II): after a crash recovery rebuilds OC and OFRB
+        insert(m, t, slot, key, value, fp, true);
+        return TRUE;
+      } finally {
+        VersionLock.unlock(m, t + LOCK);
+      }
+    }
+    return busy ? RETRY : FULL;
+  }
+
+  /** Replaces a record's value in place: one 8-byte store, 1 drain. */
+  private void update(MemorySegment m, long loc, long value) {
+    long v = pair(loc & ~63L, (int) loc & 63) + PAIR_VALUE;
+    LONG.setRelease(m, v, value);
+    p.flush(v, 8);
+    // PERSIST(update): the new value (one atomic word) is durable before the update returns
+    p.drain();
+  }
+
+  /** Deletes the record at {@code loc} (§4.3.4 step 6): 1 drain. */
+  private int delete(MemorySegment m, long hb, long loc) {
+    long t = loc & ~63L;
+    int slot = (int) loc & 63;
+    if (t == hb) {
+      uncommitSlot(m, t, slot);
+      // PERSIST(delete, invariant I): the cleared membership is durable before remove returns
+      p.drain();
+      return TRUE;
+    }
+    if (!VersionLock.tryLock(m, t + LOCK)) {
+      return RETRY;
+    }
+    try {
+      uncommitSlot(m, t, slot);
+      // PERSIST(delete from a neighbour, invariant I): the record is durably gone before remove returns
+      p.drain();
+    } finally {
+      VersionLock.unlock(m, t + LOCK);
+    }
+    long hc = (long) LONG.get(m, hb + COMMIT);
+    int oc = overflowCount(hc) - 1;
+    LONG.setRelease(m, hb + COMMIT, withOverflowCount(hc, oc));
+    if (oc == 0) {
+      LONG.setRelease(m, hb + OFRB, 0L); // no record of the home is left outside it
+    }
+    p.flush(hb, PAIRS); // for a clean shutdown, not drained (II): after a crash recovery rebuilds OC and OFRB
+    return TRUE;
+  }
+
+  private void uncommitSlot(MemorySegment m, long b, int slot) {
+    long c = (long) LONG.get(m, b + COMMIT);
+    LONG.setRelease(m, b + COMMIT, commit(alloc(c) & ~(1 << slot), foreign(c) & ~(1 << slot), overflowCount(c), pairs));
+    p.flush(b + COMMIT, 8);
+  }
+
+  // ---------------------------------------------------------------- whole segment
+
+  /** Locks every bucket in index order (a split). */
+  void lockAll(MemorySegment m, long seg) {
+    for (int i = 0; i < buckets; i++) {
+      VersionLock.lock(m, bucket(seg, i) + LOCK);
+    }
+  }
+
+  void unlockAll(MemorySegment m, long seg) {
+    for (int i = buckets - 1; i >= 0; i--) {
+      VersionLock.unlock(m, bucket(seg, i) + LOCK);
+    }
+  }
+
+  /** @return the records of a segment */
+  long records(MemorySegment m, long seg) {
+    long n = 0;
+    for (int i = 0; i < buckets; i++) {
+      n += Integer.bitCount(alloc(commitAcquire(m, bucket(seg, i))));
+    }
+    return n;
+  }
+
+  /**
+   * Rebuilds every bucket's metadata from its records (recovery and splits): fingerprints from the
+   * keys, MC and OB from the membership, and OC and OFRB exactly from the foreign records' homes.
+   * Only the slots {@code keep} accepts stay members. Flushes every bucket's metadata; no drain.
+   * Idempotent; the caller has the segment to itself.
+   */
+  void rebuild(MemorySegment m, long seg, int depth, long pattern) {
+    int[] oc = new int[buckets];
+    long[] ofrb = new long[buckets];
+    int[] alloc = new int[buckets];
+    int[] foreign = new int[buckets];
+    long[] fps = new long[buckets];
+    for (int i = 0; i < buckets; i++) {
+      long b = bucket(seg, i);
+      long c = (long) LONG.get(m, b + COMMIT);
+      int a = alloc(c) & allSlots;
+      int f = 0;
+      long fp = 0;
+      for (int s = a; s != 0; s &= s - 1) {
+        int slot = Integer.numberOfTrailingZeros(s);
+        long h = Hashing.hash(key(m, b, slot));
+        if (ExtendibleDirectory.prefix(h, depth) != pattern) {
+          a &= ~(1 << slot); // a record the segment's shape no longer covers: a split moved it
+          continue;
+        }
+        fp = withFingerprint(fp, slot, fingerprint(h));
+        int home = bucketIndex(h);
+        if (home != i) {
+          f |= 1 << slot;
+          oc[home]++;
+          ofrb[home] |= 1L << i;
+        }
+      }
+      alloc[i] = a;
+      foreign[i] = f;
+      fps[i] = fp;
+    }
+    for (int i = 0; i < buckets; i++) {
+      long b = bucket(seg, i);
+      LONG.set(m, b + FPS, fps[i]);
+      LONG.setRelease(m, b + OFRB, ofrb[i]);
+      LONG.setRelease(m, b + COMMIT, commit(alloc[i], foreign[i], oc[i], pairs));
+      p.flush(b, PAIRS);
+    }
+  }
+
+  /**
+   * Places a record in a segment nobody else can see yet (a split's new half): its home if there
+   * is room, else the next bucket with room (Algorithm 4.1's order). Updates commit words, OC and
+   * OFRB; flushes nothing.
+   *
+   * @return false if the segment is full
+   */
+  boolean place(MemorySegment m, long seg, long key, long value, long h) {
+    int home = bucketIndex(h);
+    for (int i = 0; i < buckets; i++) {
+      int j = (home + i) & (buckets - 1);
+      long t = bucket(seg, j);
+      long c = (long) LONG.get(m, t + COMMIT);
+      if (full(c)) {
+        continue;
+      }
+      int slot = Integer.numberOfTrailingZeros(~alloc(c) & allSlots);
+      LONG.set(m, pair(t, slot) + PAIR_KEY, key);
+      LONG.set(m, pair(t, slot) + PAIR_VALUE, value);
+      commitSlot(m, t, slot, fingerprint(h), i != 0);
+      if (i != 0) {
+        long hb = bucket(seg, home);
+        long hc = (long) LONG.get(m, hb + COMMIT);
+        LONG.set(m, hb + COMMIT, withOverflowCount(hc, overflowCount(hc) + 1));
+        LONG.set(m, hb + OFRB, (long) LONG.get(m, hb + OFRB) | 1L << j);
+      }
+      return true;
+    }
+    return false;
+  }
+}

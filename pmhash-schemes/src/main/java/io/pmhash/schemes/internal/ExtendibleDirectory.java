@@ -1,0 +1,182 @@
+package io.pmhash.schemes.internal;
+
+import io.pmhash.core.Persistence;
+import io.pmhash.core.Pool;
+import io.pmhash.core.alloc.Publication;
+import io.pmhash.core.alloc.Reservation;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * The directory of extendible hashing over segments, in the form CCEH (§3.2), Dash-EH (§4.7) and
+ * ESH (dissertation §4.3, Fig. 4.2) share: a 64-byte header holding the global depth, then
+ * {@code 2^depth} entries, each the u64 pool offset of a segment, indexed by the most significant
+ * bits of the hash. Written once here so that a doubling or a split's directory update is the same
+ * code in every scheme.
+ *
+ * <pre>
+ *  byte 0              4          64
+ *       +--------------+----------+----------------------------------------+
+ *       | global depth | 0        | entries[2^depth]: u64 segment offset   |
+ *       +--------------+----------+----------------------------------------+
+ *  entry of hash h = h &gt;&gt;&gt; (64 - depth)   (0 at depth 0)
+ * </pre>
+ *
+ * <p>Persist order of a doubling (derived from "nothing is reachable before it is durable"): the
+ * new directory is reserved (not owned), filled and flushed; one redo step of the allocator then
+ * makes it owned, stores its offset into the scheme's directory word and frees the old one (reused
+ * only after the epoch grace period: a reader may still hold it). No thread and no crash image sees
+ * the new directory before its entries are durable (the published CCEH code published first).
+ */
+public final class ExtendibleDirectory {
+  private ExtendibleDirectory() {}
+
+  private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle INT = U32.varHandle().withInvokeExactBehavior();
+  private static final VarHandle LONG = U64.varHandle().withInvokeExactBehavior();
+
+  /** The directory header; entries follow at {@link #ENTRIES}. */
+  public static final StructLayout HEADER =
+      MemoryLayout.structLayout(U32.withName("global_depth"), MemoryLayout.paddingLayout(60));
+  /** Offset of the global depth (u32). */
+  public static final long DEPTH = HEADER.byteOffset(MemoryLayout.PathElement.groupElement("global_depth"));
+  /** Offset of entry 0. */
+  public static final long ENTRIES = HEADER.byteSize();
+  /** Largest global (and local) depth: patterns are kept in 32 bits. */
+  public static final int MAX_DEPTH = 31;
+
+  /**
+   * @param depth a global depth
+   * @return the size in bytes of a directory of that depth
+   */
+  public static long bytes(int depth) {
+    return ENTRIES + (8L << depth);
+  }
+
+  /**
+   * @param h a hash
+   * @param depth 0..32
+   * @return the top {@code depth} bits of {@code h} (0 at depth 0): the entry index at that depth
+   */
+  public static long prefix(long h, int depth) {
+    return (h >>> 1) >>> (63 - depth);
+  }
+
+  /**
+   * @param capacity records the table should hold without a split
+   * @param perSegment records a segment is sized for
+   * @return the smallest global depth whose segments hold {@code capacity}, at most 20
+   */
+  public static int initialDepth(long capacity, long perSegment) {
+    long segs = Math.max(1, (capacity + perSegment - 1) / perSegment);
+    return Math.min(64 - Long.numberOfLeadingZeros(segs - 1), 20);
+  }
+
+  /**
+   * @param m the mapping
+   * @param dir a directory's offset
+   * @return its global depth
+   */
+  public static int depth(MemorySegment m, long dir) {
+    return (int) INT.get(m, dir + DEPTH);
+  }
+
+  /**
+   * @param m the mapping
+   * @param dir a directory's offset
+   * @param index an entry index
+   * @return the pool offset of the entry word
+   */
+  public static long entry(MemorySegment m, long dir, long index) {
+    return dir + ENTRIES + 8 * index;
+  }
+
+  /**
+   * Fills (not publishes) the first directory of a table: entry i names {@code segments[i]};
+   * flushed, not drained. The caller publishes it with its table header.
+   *
+   * @param m the mapping, covering {@code dir}
+   * @param p the pool's persistence
+   * @param dir a reserved block of {@link #bytes}{@code (depth)} bytes
+   * @param segments {@code 2^depth} reserved segments
+   */
+  public static void fill(MemorySegment m, Persistence p, long dir, Reservation[] segments) {
+    int depth = Integer.numberOfTrailingZeros(segments.length);
+    m.asSlice(dir, ENTRIES).fill((byte) 0);
+    INT.set(m, dir + DEPTH, depth);
+    for (int i = 0; i < segments.length; i++) {
+      LONG.set(m, dir + ENTRIES + 8L * i, segments[i].offset());
+    }
+    p.flush(dir, bytes(depth));
+  }
+
+  /**
+   * Doubles the directory named by {@code directoryWord} (CCEH §3.4 Fig. 6; Dash §4.7): entry i of
+   * the old directory becomes entries 2i and 2i + 1 of the new one. The caller holds its table's
+   * directory lock.
+   *
+   * @param pool the pool
+   * @param directoryWord pool offset of the word naming the current directory
+   * @param scheme the scheme's name, for messages
+   * @return the new directory's offset
+   * @throws IllegalStateException at {@link #MAX_DEPTH}
+   */
+  public static long doubleInto(Pool pool, long directoryWord, String scheme) {
+    MemorySegment m = pool.memory();
+    long old = (long) LONG.getAcquire(m, directoryWord);
+    int g = depth(m, old);
+    if (g >= MAX_DEPTH) {
+      throw new IllegalStateException(scheme + ": the directory is at its maximum depth " + g);
+    }
+    long bytes = bytes(g + 1);
+    Reservation r = pool.allocator().reserve(bytes);
+    m = pool.memory();
+    long n = r.offset();
+    m.asSlice(n, ENTRIES).fill((byte) 0);
+    INT.set(m, n + DEPTH, g + 1);
+    long entries = 1L << g;
+    for (long i = 0; i < entries; i++) {
+      long e = (long) LONG.get(m, old + ENTRIES + 8 * i);
+      LONG.set(m, n + ENTRIES + 16 * i, e);
+      LONG.set(m, n + ENTRIES + 16 * i + 8, e);
+    }
+    pool.persistence().flush(n, bytes);
+    try (Publication pub = pool.allocator().begin()) {
+      pub.publish(r, directoryWord).deferFree(old);
+      // PERSIST(doubling): the new directory is filled and durable before the step that publishes it (and frees the old one) commits; no thread sees it before
+      pub.commit();
+    }
+    return n;
+  }
+
+  /**
+   * The directory part of a split: every entry of the hash range {@code (depth, pattern)} that
+   * names {@code from} is set to {@code to} (release stores) and flushed; not drained, the caller
+   * drains with its own reason. Idempotent. The caller holds the directory lock (or is recovery).
+   *
+   * @param m the mapping
+   * @param p the pool's persistence
+   * @param dir the current directory
+   * @param from the segment that gives the range up
+   * @param to the segment that takes it
+   * @param depth the range's depth, at most the global depth
+   * @param pattern the range's prefix of {@code depth} bits
+   */
+  public static void redirect(MemorySegment m, Persistence p, long dir, long from, long to, int depth, long pattern) {
+    int g = depth(m, dir);
+    long count = 1L << (g - depth);
+    long e0 = dir + ENTRIES + 8 * (pattern << (g - depth));
+    for (long i = 0; i < count; i++) {
+      long e = e0 + 8 * i;
+      if ((long) LONG.get(m, e) == from) {
+        LONG.setRelease(m, e, to);
+      }
+    }
+    p.flush(e0, 8 * count);
+  }
+}
