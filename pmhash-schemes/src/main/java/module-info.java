@@ -13,5 +13,7 @@ module io.pmhash.schemes {
   provides io.pmhash.map.spi.SchemeProvider with
       io.pmhash.schemes.cceh.CcehProvider,
       io.pmhash.schemes.dash.DashEhProvider,
-      io.pmhash.schemes.level.LevelProvider;
+      io.pmhash.schemes.level.LevelProvider,
+      io.pmhash.schemes.nvlh.NvlhProvider,
+      io.pmhash.schemes.nvlh.NvdhProvider;
 }
