@@ -1,0 +1,185 @@
+package io.pmhash.schemes.nvlh;
+
+import static io.pmhash.schemes.nvlh.NvlhCrashSupport.crash;
+import static io.pmhash.schemes.nvlh.NvlhCrashSupport.dryRun;
+import static io.pmhash.schemes.nvlh.NvlhCrashSupport.inserts;
+import static io.pmhash.schemes.nvlh.NvlhCrashSupport.key;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pmhash.core.crash.CrashHarness;
+import io.pmhash.schemes.nvlh.NvlhCrashSupport.Config;
+import io.pmhash.schemes.nvlh.NvlhCrashSupport.Op;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToLongFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Crash at every drain of each operation type of NVLH, and of its recovery: insert into a
+ * primary bucket, insert chaining an overflow bucket, update, delete (one word, and emptying an
+ * overflow bucket), split, round change, merge, merge freeing a segment, the round going back.
+ * Each workload is checked on a volatile dry run to reach the path it is named after.
+ */
+class NvlhCrashTest {
+  /** Split on collision, merge below 20 %, segments of two buckets. */
+  static final Config PAPER = Config.nvlh(1, 0, 20);
+  /** Never splits (the load bound is 100 % of the primary slots) nor merges: chains grow. */
+  static final Config CHAINS = Config.nvlh(1, 100, 0);
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void closeDryRunTables() {
+    NvlhCrashSupport.closeDryRuns();
+  }
+
+  /** The index of the first of {@code key(from), key(from + 1), ...} whose insert changes {@code counter}. */
+  static int firstInsertChanging(Config c, int from, ToLongFunction<NvlhTable> counter) {
+    NvlhTable t = (NvlhTable) dryRun(c, inserts(0, from), List.of());
+    for (int i = from; ; i++) {
+      long before = counter.applyAsLong(t);
+      t.put(key(i), i);
+      if (counter.applyAsLong(t) != before) {
+        return i;
+      }
+    }
+  }
+
+  @Test
+  void insertsIntoPrimaryBuckets() {
+    int first = firstInsertChanging(PAPER, 0, t -> t.overflowBuckets.get());
+    assertTrue(first >= 4, "a few inserts fit the primary buckets: " + first);
+    CrashHarness.Report r = crash(dir, "insert into a primary bucket", PAPER, List.of(), inserts(0, first), false);
+    assertTrue(r.crashPoints() >= 2 * first, r.summary());
+  }
+
+  @Test
+  void insertChainingAnOverflowBucket() {
+    int first = firstInsertChanging(CHAINS, 0, t -> t.overflowBuckets.get());
+    crash(dir, "insert chaining an overflow bucket", CHAINS, inserts(0, first), inserts(first, first + 3), true);
+  }
+
+  @Test
+  void updates() {
+    List<Op> work = new ArrayList<>();
+    for (int i = 0; i < 20; i += 4) {
+      work.add(Op.put(key(i), -i));
+    }
+    crash(dir, "update", PAPER, inserts(0, 20), work, false);
+  }
+
+  @Test
+  void deletesOfOneWord() {
+    List<Op> work = new ArrayList<>();
+    for (int i = 0; i < 20; i += 3) {
+      work.add(Op.remove(key(i)));
+    }
+    NvlhTable t = (NvlhTable) dryRun(PAPER, inserts(0, 20), work);
+    assertEquals(0, t.merges.get(), "no merge");
+    crash(dir, "delete (one word)", PAPER, inserts(0, 20), work, false);
+  }
+
+  @Test
+  void deletesEmptyingAnOverflowBucket() {
+    int n = 40;
+    NvlhTable t = (NvlhTable) dryRun(CHAINS, inserts(0, n), List.of());
+    assertTrue(t.overflowBuckets.get() > 0, "the chains have overflow buckets");
+    List<Op> work = new ArrayList<>();
+    MemorySegment m = t.pool.memory();
+    for (long b = 0; b < t.buckets() && work.isEmpty(); b++) {
+      long x = NvlhBucket.next(m, t.bucketOffset(b));
+      if (x != 0) {
+        for (long bits = NvlhBucket.meta(m, x) & NvlhLayout.ALL_SLOTS; bits != 0; bits &= bits - 1) {
+          work.add(Op.remove(NvlhBucket.key(m, x, Long.numberOfTrailingZeros(bits))));
+        }
+      }
+    }
+    long before = t.overflowBuckets.get();
+    work.forEach(o -> o.apply(t));
+    assertEquals(before - 1, t.overflowBuckets.get(), "the last delete unlinks the overflow bucket");
+    crash(dir, "delete emptying an overflow bucket", CHAINS, inserts(0, n), work, true);
+  }
+
+  @Test
+  void split() {
+    int at = firstInsertChanging(PAPER, 0, t -> t.splits.get());
+    NvlhTable t = (NvlhTable) dryRun(PAPER, inserts(0, at + 1), List.of());
+    assertEquals(1, t.splits.get());
+    crash(dir, "split", PAPER, inserts(0, at), inserts(at, at + 2), true);
+  }
+
+  @Test
+  void roundChangeAndNewSegmentAndDirectoryLevel() {
+    int at = firstInsertChanging(PAPER, 0, t -> t.round());
+    NvlhTable t = (NvlhTable) dryRun(PAPER, inserts(0, at), List.of());
+    assertEquals(0, t.round());
+    long p = t.splitPointer();
+    t.put(key(at), at);
+    assertEquals(1, t.round());
+    assertEquals(0, t.splitPointer());
+    assertEquals(3, p, "the split of the last bucket of round 0 (n0 = 4) wraps p");
+    crash(dir, "round change", PAPER, inserts(0, at), inserts(at, at + 1), true);
+  }
+
+  @Test
+  void splitAllocatingASegment() {
+    // with segments of two buckets, the split of p = 2 in round 1 creates bucket 10 (segment 5)
+    int at = firstInsertChanging(PAPER, 0, t -> t.segs.length > 5 && t.segs[5] != 0 ? 1 : 0);
+    crash(dir, "split allocating a segment", PAPER, inserts(0, at), inserts(at, at + 1), true);
+  }
+
+  /**
+   * Fills {@code setup} with inserts up to round 2 and removes, newest first, up to the one whose
+   * merge changes {@code counter}; returns that remove.
+   */
+  static List<Op> mergeWorkload(List<Op> setup, ToLongFunction<NvlhTable> counter) {
+    NvlhTable t = (NvlhTable) dryRun(PAPER, List.of(), List.of());
+    int n = 0;
+    while (t.round() < 2) {
+      t.put(key(n), n);
+      setup.add(Op.put(key(n), n));
+      n++;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+      long before = counter.applyAsLong(t);
+      t.remove(key(i));
+      if (counter.applyAsLong(t) != before) {
+        return List.of(Op.remove(key(i)));
+      }
+      setup.add(Op.remove(key(i)));
+    }
+    throw new AssertionError("nothing changed after removing every key");
+  }
+
+  @Test
+  void merge() {
+    List<Op> setup = new ArrayList<>();
+    List<Op> work = mergeWorkload(setup, t -> t.merges.get());
+    crash(dir, "merge", PAPER, setup, work, true);
+  }
+
+  @Test
+  void mergeFreeingASegment() {
+    List<Op> setup = new ArrayList<>();
+    List<Op> work = mergeWorkload(setup, t -> {
+      long n = 0;
+      for (long s : t.segs) {
+        n += s != 0 ? 1 : 0;
+      }
+      return n;
+    });
+    crash(dir, "merge freeing a segment", PAPER, setup, work, true);
+  }
+
+  @Test
+  void mergeTakingTheRoundBack() {
+    List<Op> setup = new ArrayList<>();
+    List<Op> work = mergeWorkload(setup, t -> t.round());
+    crash(dir, "merge taking the round back", PAPER, setup, work, true);
+  }
+}
