@@ -20,7 +20,8 @@ record WorkloadOptions(
     long initialCapacity,
     Map<String, Long> params,
     int recordBytes,
-    boolean csv) {
+    boolean csv,
+    boolean latency) {
 
   static final String POOL = "pool";
 
@@ -41,9 +42,14 @@ record WorkloadOptions(
           --seed S             seed of the key generator (default 42)
           --initial-capacity N records the table is sized for at create (default 0: it grows)
           --record-bytes B     bytes per record of the pool workload, 16..4096 (default 32)
+          --latency            time every operation of the measured phases of a table scheme
+                               (System.nanoTime per call, a histogram per thread): adds p99.9
+                               and max latency per phase to the report (and the columns
+                               p999_ns,max_ns to --csv); off by default, so the default loops
+                               are untimed
           --csv                one machine-readable line per phase on stdout:
                                scheme,durability,threads,phase,ops,seconds,mops,flushes_per_op,
-                               drains_per_op,load_factor
+                               drains_per_op,load_factor[,p999_ns,max_ns]
         Numbers measured on DRAM or tmpfs are not persistent-memory numbers.
         """.formatted(PmHash.schemes().isEmpty() ? "" : String.join(", ", PmHash.schemes().keySet()) + ", or ",
             defaultScheme());
@@ -66,11 +72,13 @@ record WorkloadOptions(
     Map<String, Long> params = new LinkedHashMap<>();
     int recordBytes = 32;
     boolean csv = false;
+    boolean latency = false;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {
         case "--keep" -> keep = true;
         case "--csv" -> csv = true;
+        case "--latency" -> latency = true;
         case "-h", "--help" -> throw new UsageException(null);
         case "--scheme" -> scheme = value(args, ++i, a);
         case "--param" -> {
@@ -103,7 +111,7 @@ record WorkloadOptions(
       throw new UsageException("unknown scheme '" + scheme + "'; available: " + String.join(", ", PmHash.schemes().keySet()) + (PmHash.schemes().isEmpty() ? "" : ", ") + POOL);
     }
     return new WorkloadOptions(scheme, durability, file, keep, preload, ops, threads, seed,
-        initialCapacity, Map.copyOf(params), recordBytes, csv);
+        initialCapacity, Map.copyOf(params), recordBytes, csv, latency);
   }
 
   private static String value(String[] args, int i, String option) {
