@@ -9,53 +9,83 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.PAIR_BYTES;
 import static io.pmhash.schemes.nvlh.NvlhLayout.PAIR_VALUE;
 import static io.pmhash.schemes.nvlh.NvlhLayout.slotOffset;
 
+import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
 import java.lang.foreign.MemorySegment;
 
 /**
  * The changes to a chain that touch more than one word, each inside a caller's durable
- * transaction (§III): appending a record (into a free slot, or into a new overflow bucket linked
- * at the tail, Fig. 1(b)) and unlinking an overflow bucket. Every word is snapshotted before its
- * first store; the transaction's commit makes them durable together. The caller holds the
- * chain's lock.
+ * transaction (§III): chaining a new overflow bucket at the tail (Fig. 1(b)), appending the
+ * records a split or merge moves, and unlinking an overflow bucket. Every word a reader or a
+ * rollback interprets is snapshotted before its first store; the transaction's commit makes the
+ * changes durable together. The caller holds the chain's lock.
  */
 final class NvlhChain {
   private NvlhChain() {}
 
   /**
-   * Appends a record to the chain starting at {@code head} inside {@code tx}: into the first free
-   * slot (pair and meta word snapshotted), else into a new overflow bucket allocated in the
-   * transaction and linked from the tail's next word (snapshotted). The allocation comes first,
-   * so the snapshot's drain also makes the allocation's log entry durable.
+   * Chains a new overflow bucket after {@code tail} inside {@code tx} (Fig. 1(b)): allocated in the
+   * transaction and zeroed (commit flushes it whole), then the tail's next word snapshotted and
+   * set. The allocation comes first, so the snapshot's drain also makes the allocation's log
+   * entry durable.
    *
-   * @return 1 if an overflow bucket was allocated, else 0
+   * @return the new bucket, for the caller to fill before commit
    */
-  static int append(Pool pool, NvlhTxn tx, long head, long key, long value) {
-    MemorySegment m = pool.memory();
-    long tail = head;
-    for (long b = head; b != 0; b = NvlhBucket.next(m, b)) {
-      tail = b;
-      long meta = NvlhBucket.meta(m, b);
-      if ((meta & ALL_SLOTS) != ALL_SLOTS) {
-        int s = Long.numberOfTrailingZeros(~meta & ALL_SLOTS);
-        long at = slotOffset(b, s);
-        tx.snapshot(at, PAIR_BYTES);
-        LONG.set(m, at, key);
-        LONG.set(m, at + PAIR_VALUE, value);
-        tx.snapshot(b + META, 8);
-        NvlhBucket.setMetaRelease(m, b, meta | (1L << s));
-        return 0;
-      }
-    }
+  static long linkNew(Pool pool, NvlhTxn tx, long tail) {
     long nb = tx.alloc(BUCKET_BYTES);
-    m = pool.memory(); // the allocation may have grown the pool
+    MemorySegment m = pool.memory(); // the allocation may have grown the pool
     m.asSlice(nb, BUCKET_BYTES).fill((byte) 0);
-    LONG.set(m, slotOffset(nb, 0), key);
-    LONG.set(m, slotOffset(nb, 0) + PAIR_VALUE, value);
-    LONG.set(m, nb + META, 1L);
     tx.snapshot(tail + NEXT, 8);
     LONG.setRelease(m, tail + NEXT, nb);
-    return 1;
+    return nb;
+  }
+
+  /**
+   * Appends the records in the {@code moving} slots of bucket {@code src} to the chain starting
+   * at {@code head}, inside {@code tx} (a step of a split or merge): into free slots in chain
+   * order, then into new overflow buckets ({@link #linkNew}). Each receiving bucket's meta word is
+   * snapshotted once, before its first store. The pairs go into free slots, whose bytes neither a
+   * reader nor a rollback interprets (the meta word says they are free), so they are flushed here
+   * rather than snapshotted: PERSIST(move 1) the commit's drain makes them durable together with
+   * the meta bits that publish them, and a rollback restores the meta word, freeing the slots
+   * again. The source is not changed here.
+   *
+   * @return overflow buckets allocated
+   */
+  static int appendAll(Pool pool, Persistence p, NvlhTxn tx, long head, long src, long moving) {
+    MemorySegment m = pool.memory();
+    int added = 0;
+    long b = head;
+    long tail = head;
+    long snapshotted = 0;
+    long allocated = 0;
+    for (long bits = moving; bits != 0; bits &= bits - 1) {
+      while (b != 0 && (NvlhBucket.meta(m, b) & ALL_SLOTS) == ALL_SLOTS) {
+        tail = b;
+        b = NvlhBucket.next(m, b);
+      }
+      if (b == 0) {
+        b = linkNew(pool, tx, tail);
+        m = pool.memory();
+        allocated = b;
+        snapshotted = b; // allocated in the transaction: commit flushes it, rollback frees it
+        added++;
+      } else if (snapshotted != b) {
+        tx.snapshot(b + META, 8);
+        snapshotted = b;
+      }
+      int from = Long.numberOfTrailingZeros(bits);
+      long meta = NvlhBucket.meta(m, b);
+      int s = Long.numberOfTrailingZeros(~meta & ALL_SLOTS);
+      long at = slotOffset(b, s);
+      LONG.set(m, at, NvlhBucket.key(m, src, from));
+      LONG.set(m, at + PAIR_VALUE, NvlhBucket.value(m, src, from));
+      if (b != allocated) {
+        p.flush(at, PAIR_BYTES);
+      }
+      NvlhBucket.setMetaRelease(m, b, meta | (1L << s));
+    }
+    return added;
   }
 
   /**

@@ -52,8 +52,8 @@ import java.util.Arrays;
  *
  * <h2>Why several transactions, and the flags</h2>
  *
- * One transaction per source bucket bounds the undo log a split needs (at most seven appends:
- * about 570 bytes) whatever the chain's length, where one transaction for the whole split would
+ * One transaction per source bucket bounds the undo log a split needs (at most seven records:
+ * a few hundred bytes) whatever the chain's length, where one transaction for the whole split would
  * overflow a lane for a long chain. Between the transactions the state word still describes
  * the table before the split; what says "a split is under way" durably is the pair of flags
  * (and the header's {@code pending} words, which let recovery find the flagged buckets without
@@ -251,11 +251,8 @@ final class NvlhResize {
       if (moving != 0 || unlink) {
         int added = 0;
         try (NvlhTxn tx = t.txns.begin()) {
-          for (long b = moving; b != 0; b &= b - 1) {
-            int s = Long.numberOfTrailingZeros(b);
-            added += NvlhChain.append(t.pool, tx, dst, NvlhBucket.key(m, x, s), NvlhBucket.value(m, x, s));
-            m = t.pool.memory();
-          }
+          added = NvlhChain.appendAll(t.pool, t.persistence, tx, dst, x, moving);
+          m = t.pool.memory();
           if (unlink) {
             NvlhChain.unlink(m, tx, pred, x);
           } else {

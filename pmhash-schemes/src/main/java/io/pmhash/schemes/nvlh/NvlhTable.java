@@ -329,7 +329,9 @@ public final class NvlhTable implements LongHashTable {
     MemorySegment m = pool.memory();
     long head = bucketOffset(b);
     long free = 0;
+    long tail = head;
     for (long x = head; x != 0; x = NvlhBucket.next(m, x)) {
+      tail = x;
       long bits = NvlhBucket.meta(m, x) & ALL_SLOTS;
       if (free == 0 && bits != ALL_SLOTS) {
         free = x;
@@ -354,15 +356,23 @@ public final class NvlhTable implements LongHashTable {
       addCount(b, 1);
       return INSERTED;
     }
-    insertOverflow(head, key, value);
+    insertOverflow(tail, key, value);
     addCount(b, 1);
     return INSERTED_OVERFLOW;
   }
 
-  /** A collision (Fig. 1(b)): the chain is full, a new overflow bucket is chained in one transaction. */
-  private void insertOverflow(long head, long key, long value) {
+  /**
+   * A collision (Fig. 1(b)): the chain is full, a new overflow bucket holding the record is
+   * chained after {@code tail} in one transaction (the bucket is allocated in it, so commit
+   * flushes it whole).
+   */
+  private void insertOverflow(long tail, long key, long value) {
     try (NvlhTxn tx = txns.begin()) {
-      NvlhChain.append(pool, tx, head, key, value);
+      long nb = NvlhChain.linkNew(pool, tx, tail);
+      MemorySegment m = pool.memory();
+      LONG.set(m, NvlhLayout.slotOffset(nb, 0), key);
+      LONG.set(m, NvlhLayout.slotOffset(nb, 0) + NvlhLayout.PAIR_VALUE, value);
+      NvlhBucket.setMetaRelease(m, nb, 1L);
       tx.commit();
     }
     overflowBuckets.incrementAndGet();
