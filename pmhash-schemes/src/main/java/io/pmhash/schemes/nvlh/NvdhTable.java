@@ -307,7 +307,7 @@ public final class NvdhTable implements LongHashTable {
         return false;
       }
       if ((size + tombstones + 1) * 4 > (3L << k)) {
-        rehash();
+        NvdhResize.rehash(this);
         m = pool.memory();
         j = probe(m, table, k, key);
       }
@@ -354,45 +354,6 @@ public final class NvdhTable implements LongHashTable {
     } finally {
       lock.unlockWrite(stamp);
     }
-  }
-
-  /** Under the write lock: everything into a new table, then the root switched (see the class comment). */
-  private void rehash() {
-    int k2 = size * 8 > (3L << k) ? k + 1 : k;
-    if (k2 > NvdhLayout.MAX_K) {
-      throw new IllegalStateException("nvdh cannot grow beyond 2^" + NvdhLayout.MAX_K + " slots");
-    }
-    Reservation res = pool.allocator().reserve(NvdhLayout.tableBytes(k2));
-    MemorySegment m = pool.memory();
-    long t2 = res.offset();
-    long bytes = NvdhLayout.tableBytes(k2);
-    m.asSlice(t2, NvdhLayout.statesBytes(k2)).fill((byte) 0);
-    for (long j = 0; j < 1L << k; j++) {
-      if (state(m, table, j) != FULL) {
-        continue;
-      }
-      long from = pairOffset(table, k, j);
-      long key = (long) LONG.get(m, from);
-      long slot = -1 - probe(m, t2, k2, key);
-      long to = pairOffset(t2, k2, slot);
-      LONG.set(m, to, key);
-      LONG.set(m, to + PAIR_VALUE, (long) LONG.get(m, from + PAIR_VALUE));
-      long w = t2 + (slot >>> 5) * 8;
-      LONG.set(m, w, (long) LONG.get(m, w) | ((long) FULL << ((slot & 31) * 2)));
-    }
-    // PERSIST(nvdh rehash 1): the whole new table is durable before anything names it.
-    persistence.persist(t2, bytes);
-    // PERSIST(nvdh rehash 2): ownership, table and k switch together; the old table is freed.
-    try (Publication pub = pool.allocator().begin()) {
-      pub.publish(res, header + HDR_TABLE).set(header + HDR_K, k2).deferFree(table);
-      pub.commit();
-    }
-    table = t2;
-    k = k2;
-    tombstones = 0;
-    rehashes++;
-    // the write lock is held: no reader can still be in the old table
-    pool.allocator().graceQueue().releaseRetired();
   }
 
   // ------------------------------------------------------------------ whole table

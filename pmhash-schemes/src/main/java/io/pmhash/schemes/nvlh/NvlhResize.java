@@ -18,13 +18,17 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.level;
 import static io.pmhash.schemes.nvlh.NvlhLayout.splitPointer;
 import static io.pmhash.schemes.nvlh.NvlhLayout.state;
 
+import io.pmhash.core.log.LaneOverflowException;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
  * Splitting bucket p and merging the last bucket back (§II Fig. 1, §III), each under the
- * structure lock and the stripes of its two buckets, as a short sequence of durable
- * transactions tied together by the in-process flags of §III.
+ * structure lock and the stripes of its two buckets. When the source chain is short (at most
+ * {@link NvlhTable#singleTxChain} buckets, 4 by default) the whole change is one durable
+ * transaction, as in the paper ({@link #inOneTransaction}). A longer chain, whose single
+ * transaction could overflow a lane's undo log, is split or merged as a short sequence of
+ * transactions tied together by the in-process flags of §III:
  *
  * <h2>Split of bucket p into q = p + N</h2>
  *
@@ -82,9 +86,11 @@ final class NvlhResize {
       long next = p + 1 == n ? state(level(s) + 1, 0) : state(level(s), p + 1);
       lockTwo(t, p, q);
       try {
-        start(t, PENDING_SPLIT | p, q);
-        move(t, p, q, 2 * n - 1);
-        finish(t, p, q, next, false);
+        if (!inOneTransaction(t, p, q, 2 * n - 1, next, false)) {
+          start(t, PENDING_SPLIT | p, q);
+          move(t, p, q, 2 * n - 1);
+          finish(t, p, q, next, false);
+        }
         t.splits.incrementAndGet();
       } finally {
         unlockTwo(t, p, q);
@@ -107,9 +113,11 @@ final class NvlhResize {
       long last = target + (t.n0 << level(next));
       lockTwo(t, target, last);
       try {
-        start(t, PENDING_MERGE | last, target);
-        move(t, last, target, -1);
-        finish(t, last, target, next, true);
+        if (!inOneTransaction(t, last, target, -1, next, true)) {
+          start(t, PENDING_MERGE | last, target);
+          move(t, last, target, -1);
+          finish(t, last, target, next, true);
+        }
         t.merges.incrementAndGet();
       } finally {
         unlockTwo(t, target, last);
@@ -226,6 +234,38 @@ final class NvlhResize {
     t.segs = s;
   }
 
+  /** @return the slots of bucket {@code x} whose records go to {@code to} ({@code mask} -1: all) */
+  private static long movingBits(MemorySegment m, long x, long to, long mask) {
+    long moving = 0;
+    for (long b = NvlhBucket.meta(m, x) & ALL_SLOTS; b != 0; b &= b - 1) {
+      int s = Long.numberOfTrailingZeros(b);
+      if (mask == -1 || (NvlhTable.hash(NvlhBucket.key(m, x, s)) & mask) == to) {
+        moving |= 1L << s;
+      }
+    }
+    return moving;
+  }
+
+  /**
+   * Inside {@code tx}: appends the {@code moving} records of bucket {@code x} (in the chain at
+   * {@code src}, after {@code pred}) to the chain at {@code dst}, then clears their bits in
+   * {@code x}'s meta word (snapshotted) or, if {@code unlink}, unlinks and frees {@code x}.
+   *
+   * @return the change in the number of overflow buckets, to apply once the transaction commits
+   */
+  private static int moveOne(NvlhTable t, NvlhTxn tx, long x, long pred, long dst, long moving, boolean unlink) {
+    long meta = NvlhBucket.meta(t.pool.memory(), x);
+    int added = NvlhChain.appendAll(t.pool, t.persistence, tx, dst, x, moving);
+    MemorySegment m = t.pool.memory();
+    if (unlink) {
+      NvlhChain.unlink(m, tx, pred, x);
+      return added - 1;
+    }
+    tx.snapshot(x + META, 8);
+    NvlhBucket.setMetaRelease(m, x, meta & ~moving);
+    return added;
+  }
+
   /**
    * Move: appends the records of {@code from}'s chain that belong to {@code to} ({@code mask} -1:
    * all of them; else those whose hash masked is {@code to}) to {@code to}'s chain, one
@@ -237,37 +277,97 @@ final class NvlhResize {
     long pred = 0;
     for (long x = src; x != 0; ) {
       MemorySegment m = t.pool.memory();
-      long meta = NvlhBucket.meta(m, x);
-      long bits = meta & ALL_SLOTS;
-      long moving = 0;
-      for (long b = bits; b != 0; b &= b - 1) {
-        int s = Long.numberOfTrailingZeros(b);
-        if (mask == -1 || (NvlhTable.hash(NvlhBucket.key(m, x, s)) & mask) == to) {
-          moving |= 1L << s;
-        }
-      }
+      long bits = NvlhBucket.meta(m, x) & ALL_SLOTS;
+      long moving = movingBits(m, x, to, mask);
       long nx = NvlhBucket.next(m, x);
       boolean unlink = x != src && bits == moving;
       if (moving != 0 || unlink) {
-        int added = 0;
+        int delta;
         try (NvlhTxn tx = t.txns.begin()) {
-          added = NvlhChain.appendAll(t.pool, t.persistence, tx, dst, x, moving);
-          m = t.pool.memory();
-          if (unlink) {
-            NvlhChain.unlink(m, tx, pred, x);
-          } else {
-            tx.snapshot(x + META, 8);
-            NvlhBucket.setMetaRelease(m, x, meta & ~moving);
-          }
+          delta = moveOne(t, tx, x, pred, dst, moving, unlink);
           tx.commit();
         }
-        t.overflowBuckets.addAndGet(added - (unlink ? 1 : 0));
+        t.overflowBuckets.addAndGet(delta);
       }
       if (!unlink) {
         pred = x;
       }
       x = nx;
     }
+  }
+
+  /**
+   * A split or merge whose source chain has at most {@link NvlhTable#singleTxChain} buckets, as
+   * the paper does it: one transaction for the segment (split) or its release (merge), every
+   * move and the new state. No flag or pending word is needed: the transaction is all or
+   * nothing. Its undo log is bounded by the chain length (at most 7 records per source bucket,
+   * a snapshot per receiving bucket): about 1.6 KiB for four source buckets.
+   *
+   * @return false if the chain is longer, or the log did not fit the lane after all (rolled back,
+   *     nothing changed): the caller runs the flagged protocol
+   */
+  static boolean inOneTransaction(NvlhTable t, long from, long to, long mask, long next, boolean merge) {
+    MemorySegment m = t.pool.memory();
+    long src = t.bucketOffset(from);
+    int chain = 0;
+    for (long x = src; x != 0 && chain <= t.singleTxChain; x = NvlhBucket.next(m, x)) {
+      chain++;
+    }
+    if (chain > t.singleTxChain) {
+      return false;
+    }
+    long seg = (merge ? from : to) >>> t.segShift;
+    boolean newSeg = !merge && (seg >= t.segs.length || t.segs[(int) seg] == 0);
+    boolean freeSeg = merge && (from & t.segMask) == 0;
+    long segOffset = 0;
+    int delta = 0;
+    try (NvlhTxn tx = t.txns.begin()) {
+      if (newSeg) {
+        segOffset = allocSegment(t, tx, seg);
+      } else if (freeSeg) {
+        freeSegment(t, tx, seg);
+      }
+      m = t.pool.memory();
+      long dst = newSeg ? segOffset + ((to & t.segMask) << NvlhLayout.BUCKET_SHIFT) : t.bucketOffset(to);
+      tx.snapshot(t.header + HDR_STATE, 8);
+      LONG.setRelease(m, t.header + HDR_STATE, next);
+      long pred = 0;
+      for (long x = src; x != 0; ) {
+        m = t.pool.memory();
+        long bits = NvlhBucket.meta(m, x) & ALL_SLOTS;
+        long moving = movingBits(m, x, to, mask);
+        long nx = NvlhBucket.next(m, x);
+        boolean unlink = x != src && bits == moving;
+        if (moving != 0 || unlink) {
+          delta += moveOne(t, tx, x, pred, dst, moving, unlink);
+        }
+        if (!unlink) {
+          pred = x;
+        }
+        x = nx;
+      }
+      tx.commit();
+    } catch (LaneOverflowException e) {
+      return false; // rolled back by close: the flagged protocol splits the log
+    }
+    t.overflowBuckets.addAndGet(delta);
+    t.state = next;
+    if (newSeg) {
+      setSegmentMirror(t, seg, segOffset);
+    } else if (freeSeg) {
+      setSegmentMirror(t, seg, 0);
+    }
+    return true;
+  }
+
+  /** Inside {@code tx}: frees segment {@code seg} and zeroes its directory word. */
+  private static void freeSegment(NvlhTable t, NvlhTxn tx, long seg) {
+    MemorySegment m = t.pool.memory();
+    tx.free(t.segs[(int) seg]);
+    long dir = (long) LONG.get(m, t.header + HDR_DIR + 8L * dirLevel(seg));
+    long entry = dir + 8 * dirIndex(seg);
+    tx.snapshot(entry, 8);
+    LONG.setRelease(m, entry, 0L);
   }
 
   /**
@@ -280,11 +380,7 @@ final class NvlhResize {
     try (NvlhTxn tx = t.txns.begin()) {
       MemorySegment m = t.pool.memory();
       if (freeSeg) {
-        tx.free(t.segs[(int) seg]);
-        long dir = (long) LONG.get(m, t.header + HDR_DIR + 8L * dirLevel(seg));
-        long entry = dir + 8 * dirIndex(seg);
-        tx.snapshot(entry, 8);
-        LONG.setRelease(m, entry, 0L);
+        freeSegment(t, tx, seg);
       }
       tx.snapshot(t.header + HDR_STATE, 24); // state, pending, pending to
       LONG.set(m, t.header + HDR_PENDING_TO, 0L);

@@ -77,6 +77,11 @@ public final class NvlhTable implements LongHashTable {
   final int splitLoadPercent;
   /** Merge the last bucket while records are below this percentage of the slots (0: never). */
   final int mergeLoadPercent;
+  /**
+   * Source chains of at most this many buckets split or merge in one transaction; longer ones
+   * use the flagged multi-transaction protocol ({@link NvlhResize}). Tests set 0 to force it.
+   */
+  int singleTxChain = 4;
   /** The state word's mirror: written only under {@link #structure} and the stripes it affects. */
   volatile long state;
   /** Segment offsets by segment number, the directory's mirror (0: not allocated). */

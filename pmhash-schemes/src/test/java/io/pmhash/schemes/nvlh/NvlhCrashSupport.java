@@ -32,23 +32,35 @@ final class NvlhCrashSupport {
   private NvlhCrashSupport() {}
 
   /** A table configuration under test. */
-  record Config(String scheme, long capacity, int segShift, int splitLoad, int mergeLoad) {
+  record Config(String scheme, long capacity, int segShift, int splitLoad, int mergeLoad, int singleTxChain) {
     static Config nvlh(int segShift, int splitLoad, int mergeLoad) {
-      return new Config(NvlhProvider.NAME, 0, segShift, splitLoad, mergeLoad);
+      return new Config(NvlhProvider.NAME, 0, segShift, splitLoad, mergeLoad, 4);
     }
 
-    static final Config NVDH = new Config(NvdhProvider.NAME, 0, 0, 0, 0);
+    static final Config NVDH = new Config(NvdhProvider.NAME, 0, 0, 0, 0, 0);
+
+    /** @return this configuration with every split and merge taking the flagged multi-transaction protocol */
+    Config flagged() {
+      return new Config(scheme, capacity, segShift, splitLoad, mergeLoad, 0);
+    }
+
+    private LongHashTable tune(LongHashTable t) {
+      if (t instanceof NvlhTable n) {
+        n.singleTxChain = singleTxChain;
+      }
+      return t;
+    }
 
     boolean isNvlh() {
       return scheme.equals(NvlhProvider.NAME);
     }
 
     LongHashTable create(Pool pool) {
-      return isNvlh() ? NvlhTable.create(pool, capacity, segShift, splitLoad, mergeLoad) : NvdhTable.create(pool, capacity);
+      return tune(isNvlh() ? NvlhTable.create(pool, capacity, segShift, splitLoad, mergeLoad) : NvdhTable.create(pool, capacity));
     }
 
     LongHashTable open(Pool pool) {
-      return isNvlh() ? NvlhTable.open(pool, splitLoad, mergeLoad) : NvdhTable.open(pool);
+      return tune(isNvlh() ? NvlhTable.open(pool, splitLoad, mergeLoad) : NvdhTable.open(pool));
     }
 
     TableOptions options() {
@@ -118,7 +130,7 @@ final class NvlhCrashSupport {
 
   /** Runs setup and work on a volatile table, for tests that check their workload reaches the path they pin. */
   static LongHashTable dryRun(Config c, List<Op> setup, List<Op> work) {
-    LongHashTable t = PmHash.createVolatile(c.options());
+    LongHashTable t = c.tune(PmHash.createVolatile(c.options()));
     DRY.add(t);
     setup.forEach(o -> o.apply(t));
     work.forEach(o -> o.apply(t));

@@ -17,17 +17,24 @@ import java.util.List;
 import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Crash at every drain of each operation type of NVLH, and of its recovery: insert into a
  * primary bucket, insert chaining an overflow bucket, update, delete (one word, and emptying an
- * overflow bucket), split, round change, merge, merge freeing a segment, the round going back.
- * Each workload is checked on a volatile dry run to reach the path it is named after.
+ * overflow bucket), split, round change, split allocating a segment, merge, merge freeing a
+ * segment, the round going back; the split and merge tests both as one transaction (short
+ * chains, the default) and through the flagged multi-transaction protocol (forced), whose
+ * recovery finishes the pending split or merge. Each workload is checked on a volatile dry run to
+ * reach the path it is named after.
  */
 class NvlhCrashTest {
   /** Split on collision, merge below 20 %, segments of two buckets. */
   static final Config PAPER = Config.nvlh(1, 0, 20);
+  /** As {@link #PAPER}, every split and merge taking the flagged multi-transaction protocol. */
+  static final Config FLAGGED = PAPER.flagged();
   /** Never splits (the load bound is 100 % of the primary slots) nor merges: chains grow. */
   static final Config CHAINS = Config.nvlh(1, 100, 0);
 
@@ -105,40 +112,51 @@ class NvlhCrashTest {
     crash(dir, "delete emptying an overflow bucket", CHAINS, inserts(0, n), work, true);
   }
 
-  @Test
-  void split() {
-    int at = firstInsertChanging(PAPER, 0, t -> t.splits.get());
-    NvlhTable t = (NvlhTable) dryRun(PAPER, inserts(0, at + 1), List.of());
-    assertEquals(1, t.splits.get());
-    crash(dir, "split", PAPER, inserts(0, at), inserts(at, at + 2), true);
+  /** The split and merge tests run twice: one transaction each (short chains), and the flagged protocol. */
+  static Config config(boolean flagged) {
+    return flagged ? FLAGGED : PAPER;
   }
 
-  @Test
-  void roundChangeAndNewSegmentAndDirectoryLevel() {
-    int at = firstInsertChanging(PAPER, 0, t -> t.round());
-    NvlhTable t = (NvlhTable) dryRun(PAPER, inserts(0, at), List.of());
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void split(boolean flagged) {
+    Config c = config(flagged);
+    int at = firstInsertChanging(c, 0, t -> t.splits.get());
+    NvlhTable t = (NvlhTable) dryRun(c, inserts(0, at + 1), List.of());
+    assertEquals(1, t.splits.get());
+    crash(dir, "split" + (flagged ? " (flagged)" : ""), c, inserts(0, at), inserts(at, at + 2), true);
+  }
+
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void roundChangeAndNewSegmentAndDirectoryLevel(boolean flagged) {
+    Config c = config(flagged);
+    int at = firstInsertChanging(c, 0, t -> t.round());
+    NvlhTable t = (NvlhTable) dryRun(c, inserts(0, at), List.of());
     assertEquals(0, t.round());
     long p = t.splitPointer();
     t.put(key(at), at);
     assertEquals(1, t.round());
     assertEquals(0, t.splitPointer());
     assertEquals(3, p, "the split of the last bucket of round 0 (n0 = 4) wraps p");
-    crash(dir, "round change", PAPER, inserts(0, at), inserts(at, at + 1), true);
+    crash(dir, "round change" + (flagged ? " (flagged)" : ""), c, inserts(0, at), inserts(at, at + 1), true);
   }
 
-  @Test
-  void splitAllocatingASegment() {
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void splitAllocatingASegment(boolean flagged) {
+    Config c = config(flagged);
     // with segments of two buckets, the split of p = 2 in round 1 creates bucket 10 (segment 5)
-    int at = firstInsertChanging(PAPER, 0, t -> t.segs.length > 5 && t.segs[5] != 0 ? 1 : 0);
-    crash(dir, "split allocating a segment", PAPER, inserts(0, at), inserts(at, at + 1), true);
+    int at = firstInsertChanging(c, 0, t -> t.segs.length > 5 && t.segs[5] != 0 ? 1 : 0);
+    crash(dir, "split allocating a segment" + (flagged ? " (flagged)" : ""), c, inserts(0, at), inserts(at, at + 1), true);
   }
 
   /**
    * Fills {@code setup} with inserts up to round 2 and removes, newest first, up to the one whose
    * merge changes {@code counter}; returns that remove.
    */
-  static List<Op> mergeWorkload(List<Op> setup, ToLongFunction<NvlhTable> counter) {
-    NvlhTable t = (NvlhTable) dryRun(PAPER, List.of(), List.of());
+  static List<Op> mergeWorkload(Config c, List<Op> setup, ToLongFunction<NvlhTable> counter) {
+    NvlhTable t = (NvlhTable) dryRun(c, List.of(), List.of());
     int n = 0;
     while (t.round() < 2) {
       t.put(key(n), n);
@@ -156,30 +174,36 @@ class NvlhCrashTest {
     throw new AssertionError("nothing changed after removing every key");
   }
 
-  @Test
-  void merge() {
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void merge(boolean flagged) {
+    Config c = config(flagged);
     List<Op> setup = new ArrayList<>();
-    List<Op> work = mergeWorkload(setup, t -> t.merges.get());
-    crash(dir, "merge", PAPER, setup, work, true);
+    List<Op> work = mergeWorkload(c, setup, t -> t.merges.get());
+    crash(dir, "merge" + (flagged ? " (flagged)" : ""), c, setup, work, true);
   }
 
-  @Test
-  void mergeFreeingASegment() {
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void mergeFreeingASegment(boolean flagged) {
+    Config c = config(flagged);
     List<Op> setup = new ArrayList<>();
-    List<Op> work = mergeWorkload(setup, t -> {
+    List<Op> work = mergeWorkload(c, setup, t -> {
       long n = 0;
       for (long s : t.segs) {
         n += s != 0 ? 1 : 0;
       }
       return n;
     });
-    crash(dir, "merge freeing a segment", PAPER, setup, work, true);
+    crash(dir, "merge freeing a segment" + (flagged ? " (flagged)" : ""), c, setup, work, true);
   }
 
-  @Test
-  void mergeTakingTheRoundBack() {
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void mergeTakingTheRoundBack(boolean flagged) {
+    Config c = config(flagged);
     List<Op> setup = new ArrayList<>();
-    List<Op> work = mergeWorkload(setup, t -> t.round());
-    crash(dir, "merge taking the round back", PAPER, setup, work, true);
+    List<Op> work = mergeWorkload(c, setup, t -> t.round());
+    crash(dir, "merge taking the round back" + (flagged ? " (flagged)" : ""), c, setup, work, true);
   }
 }

@@ -88,6 +88,7 @@ class NvlhPersistCountTest {
     }
   }
 
+  /** The flagged protocol first (forced), then the default single transaction. */
   @Test
   void splitAndMergeCostWhatTheirTransactionsSnapshot() throws Exception {
     try (NvlhTable t = (NvlhTable) create(TableOptions.scheme(NvlhProvider.NAME)
@@ -111,6 +112,7 @@ class NvlhPersistCountTest {
       }
       assertTrue(moved > 0 && moved <= NvlhLayout.SLOTS, "a split moving into free slots of bucket 4: " + moved);
       PersistenceStats s = stats(t);
+      t.singleTxChain = 0; // the flagged protocol, whatever the chain's length
       NvlhResize.split(t);
       assertCost(t, s, expected, -1, "split moving " + moved + " records");
       NvlhInvariants.check(t, "after the split");
@@ -122,6 +124,23 @@ class NvlhPersistCountTest {
       NvlhResize.merge(t);
       assertCost(t, s, merge, -1, "merge of bucket 4 (" + r4 + " records)");
       NvlhInvariants.check(t, "after the merge");
+      // the default: a chain of at most four buckets splits in one transaction
+      t.singleTxChain = 4;
+      long one = 1 + 2; // the state word, commit
+      moved = 0;
+      for (long x = t.bucketOffset(0); x != 0; x = NvlhBucket.next(m, x)) {
+        int r = 0;
+        for (long bits = NvlhBucket.meta(m, x) & NvlhLayout.ALL_SLOTS; bits != 0; bits &= bits - 1) {
+          r += (NvlhTable.hash(NvlhBucket.key(m, x, Long.numberOfTrailingZeros(bits))) & 7) == 4 ? 1 : 0;
+        }
+        one += r > 0 ? 2 : 0; // bucket 4's meta, the source's meta or next
+        moved += r;
+      }
+      assertTrue(moved > 0 && moved <= NvlhLayout.SLOTS, "again a split moving into free slots of bucket 4: " + moved);
+      s = stats(t);
+      NvlhResize.split(t);
+      assertCost(t, s, one, -1, "split in one transaction");
+      NvlhInvariants.check(t, "after the single-transaction split");
     }
   }
 
