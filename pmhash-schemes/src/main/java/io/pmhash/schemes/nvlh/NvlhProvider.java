@@ -20,9 +20,12 @@ import java.util.Map;
  *       below that percentage of the primary buckets' slots; 0 never contracts. Must be below the
  *       split bound when there is one.
  *   <li>{@value #SEGMENT_SHIFT} (default 8): log2 of the primary buckets per segment, 1..8.
+ *   <li>{@value #INITIAL_BUCKETS} (default 64): the fewest primary buckets of round 0 ({@code
+ *       n0}), a power of two, 1..2^20; also the size below which the table never contracts.
  * </ul>
  *
- * {@link TableOptions#initialCapacity()} sizes round 0 ({@code n0}, at 75 % load).
+ * {@link TableOptions#initialCapacity()} raises round 0 ({@code n0}) to hold that many records
+ * at 75 % load.
  */
 public final class NvlhProvider implements SchemeProvider {
   /** The scheme name in pool headers. */
@@ -33,6 +36,10 @@ public final class NvlhProvider implements SchemeProvider {
   public static final String MERGE_LOAD = "mergeLoadPercent";
   /** Parameter: the segment size. */
   public static final String SEGMENT_SHIFT = "segmentShift";
+  /** Parameter: the fewest buckets of round 0. */
+  public static final String INITIAL_BUCKETS = "initialBuckets";
+  /** Its default. */
+  public static final int DEFAULT_INITIAL_BUCKETS = 64;
   /** Default contraction bound. */
   public static final int DEFAULT_MERGE_LOAD = 20;
 
@@ -55,6 +62,7 @@ public final class NvlhProvider implements SchemeProvider {
     m.put(SPLIT_LOAD, 0L);
     m.put(MERGE_LOAD, (long) DEFAULT_MERGE_LOAD);
     m.put(SEGMENT_SHIFT, (long) NvlhLayout.MAX_SEG_SHIFT);
+    m.put(INITIAL_BUCKETS, (long) DEFAULT_INITIAL_BUCKETS);
     return m;
   }
 
@@ -74,20 +82,24 @@ public final class NvlhProvider implements SchemeProvider {
       throw new IllegalArgumentException("nvlh parameter " + SEGMENT_SHIFT + " must be " + NvlhLayout.MIN_SEG_SHIFT + ".."
           + NvlhLayout.MAX_SEG_SHIFT + ", got " + shift);
     }
-    return new long[] {split, merge, shift};
+    long buckets = options.param(INITIAL_BUCKETS, DEFAULT_INITIAL_BUCKETS);
+    if (buckets < 1 || buckets > 1L << 20 || Long.bitCount(buckets) != 1) {
+      throw new IllegalArgumentException("nvlh parameter " + INITIAL_BUCKETS + " must be a power of two in 1..2^20, got " + buckets);
+    }
+    return new long[] {split, merge, shift, buckets};
   }
 
   @Override
   public LongHashTable create(Pool pool, TableOptions options) {
     long[] p = headerParams(options);
-    return NvlhTable.create(pool, options.initialCapacity(), (int) p[2], (int) p[0], (int) p[1]);
+    return NvlhTable.create(pool, Math.max(p[3], NvlhTable.bucketsFor(options.initialCapacity())), (int) p[2], (int) p[0], (int) p[1]);
   }
 
   @Override
   public LongHashTable open(Pool pool, TableOptions options) {
     long[] p = pool.schemeParams();
-    if (p.length != 3 || p[0] < 0 || p[0] > 100 || p[1] < 0 || p[1] > 100) {
-      throw NvlhRecovery.corrupt("nvlh: the pool header's scheme parameters " + java.util.Arrays.toString(p) + " are not " + SPLIT_LOAD + ", " + MERGE_LOAD + ", " + SEGMENT_SHIFT);
+    if (p.length != 4 || p[0] < 0 || p[0] > 100 || p[1] < 0 || p[1] > 100) {
+      throw NvlhRecovery.corrupt("nvlh: the pool header's scheme parameters " + java.util.Arrays.toString(p) + " are not " + SPLIT_LOAD + ", " + MERGE_LOAD + ", " + SEGMENT_SHIFT + ", " + INITIAL_BUCKETS);
     }
     return NvlhTable.open(pool, (int) p[0], (int) p[1]);
   }

@@ -113,19 +113,19 @@ public final class NvlhTable implements LongHashTable {
    * into root 0.
    *
    * @param pool the pool
-   * @param capacity records to hold before the first split at 75 % load
+   * @param n0 the primary buckets of round 0, a power of two ({@link #bucketsFor} sizes it for
+   *     a capacity)
    * @param segShift log2 of the buckets per segment
    * @param splitLoadPercent 0 to split on collision, else the load bound in percent
    * @param mergeLoadPercent the load below which the last bucket is merged back, 0 for never
    * @return the table
    */
-  public static NvlhTable create(Pool pool, long capacity, int segShift, int splitLoadPercent, int mergeLoadPercent) {
+  public static NvlhTable create(Pool pool, long n0, int segShift, int splitLoadPercent, int mergeLoadPercent) {
     if (pool.root(0) != 0) {
       throw new IllegalStateException("pool already holds a table (root 0 is set)");
     }
-    long n0 = 4;
-    while (n0 < 1L << 40 && n0 * SLOTS * 3 / 4 < capacity) {
-      n0 <<= 1;
+    if (n0 < 1 || n0 > 1L << 40 || Long.bitCount(n0) != 1) {
+      throw new IllegalArgumentException("nvlh: round 0 needs a power of two of buckets in 1..2^40, got " + n0);
     }
     long segBytes = NvlhLayout.BUCKET_BYTES << segShift;
     int nSegs = (int) Math.max(1, n0 >>> segShift);
@@ -168,6 +168,18 @@ public final class NvlhTable implements LongHashTable {
     pool.allocator().publishUnlinked(blocks);
     pool.allocator().publish(hdr, Pool.rootWord(0));
     return new NvlhTable(pool, h, n0, segShift, 0L, segs, splitLoadPercent, mergeLoadPercent);
+  }
+
+  /**
+   * @param capacity records
+   * @return the fewest buckets, a power of two, that hold them at 75 % load
+   */
+  static long bucketsFor(long capacity) {
+    long n = 1;
+    while (n < 1L << 40 && n * SLOTS * 3 / 4 < capacity) {
+      n <<= 1;
+    }
+    return n;
   }
 
   /**

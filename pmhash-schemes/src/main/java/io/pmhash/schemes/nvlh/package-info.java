@@ -44,18 +44,21 @@
  *   <tr><td>delete, bucket not left an empty overflow bucket</td><td>1</td></tr>
  *   <tr><td>insert chaining an overflow bucket (transaction: snapshot, commit)</td><td>3</td></tr>
  *   <tr><td>delete emptying an overflow bucket (transaction)</td><td>3</td></tr>
- *   <tr><td>split or merge: start, one move per source bucket, finish</td><td>each transaction
- *       1 per snapshot + 2</td></tr>
+ *   <tr><td>split or merge of a chain of at most 4 buckets: one transaction</td><td>3 + 2 per
+ *       source bucket that gives records (when they fit one receiving bucket)</td></tr>
+ *   <tr><td>split or merge of a longer chain: start, one move per source bucket, finish</td>
+ *       <td>5 + 4 per source bucket that gives records + 5</td></tr>
  *   <tr><td>get, containsKey, miss</td><td>0</td></tr>
  * </table>
  *
  * <h2>Deviations from the paper, and why</h2>
  *
  * <ul>
- *   <li>The paper wraps each split in one transaction. Here a split is three or more: start
- *       (flags and the header's pending words), one per source bucket, finish; the in-process
- *       flags carry the split across them and recovery finishes it. This bounds the undo log
- *       whatever the chain length (one transaction for a long chain would overflow a lane).
+ *   <li>The paper wraps each split in one transaction; so does this code for a source chain of
+ *       at most four buckets. A longer chain would need an undo log larger than a lane, so its
+ *       split (or merge) is three or more transactions: start (the in-process flags and the
+ *       header's pending words), one per source bucket, finish; the flags carry the split across
+ *       them and recovery finishes it. The flags are therefore durable only in that case.
  *   <li>The paper does not say which bucket size it used; 128 bytes matches the other schemes.
  *   <li>Concurrency (the paper's evaluation is single-threaded): a lock per chain (striped) and
  *       a lock for p and the round; see {@link io.pmhash.schemes.nvlh.NvlhTable}.

@@ -36,7 +36,7 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
  *     -Dtest='*MutationCheckTest' -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
  *
- * {@code -Dpmhash.mutation=dash,cceh} picks suites ({@code dash}, {@code cceh}, {@code level});
+ * {@code -Dpmhash.mutation=dash,cceh} picks suites ({@code dash}, {@code cceh}, {@code level}, {@code nvlh});
  * {@code -Dpmhash.mutation.site=CcehSplit.finish} mutates only the sites whose id this regular
  * expression is found in; {@code -Dpmhash.mutation.debug=true} prints each JUnit run's summary and failures.
  * Each table is printed and written to {@code target/mutation/<suite>.txt}; the test fails if a
@@ -50,6 +50,7 @@ class SchemeMutationCheckTest {
     SUITES.put("dash", List.of("io.pmhash.schemes.dash.DashCrashTest"));
     SUITES.put("cceh", List.of("io.pmhash.schemes.cceh.CcehCrashTest"));
     SUITES.put("level", List.of("io.pmhash.schemes.level.LevelCrashTest"));
+    SUITES.put("nvlh", List.of("io.pmhash.schemes.nvlh.NvlhCrashTest", "io.pmhash.schemes.nvlh.NvdhCrashTest"));
   }
 
   /**

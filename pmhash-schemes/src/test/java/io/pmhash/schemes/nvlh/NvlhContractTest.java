@@ -12,7 +12,7 @@ import io.pmhash.schemes.contract.LongHashTableContract;
 class NvlhContractTest extends LongHashTableContract {
   @Override
   protected TableOptions options() {
-    return TableOptions.scheme(NvlhProvider.NAME).withParam(NvlhProvider.SEGMENT_SHIFT, 1);
+    return TableOptions.scheme(NvlhProvider.NAME).withParam(NvlhProvider.INITIAL_BUCKETS, 4).withParam(NvlhProvider.SEGMENT_SHIFT, 1);
   }
 
   @Override

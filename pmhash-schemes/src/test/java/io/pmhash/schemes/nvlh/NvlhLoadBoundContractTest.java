@@ -8,7 +8,7 @@ import io.pmhash.schemes.contract.LongHashTableContract;
 class NvlhLoadBoundContractTest extends LongHashTableContract {
   @Override
   protected TableOptions options() {
-    return TableOptions.scheme(NvlhProvider.NAME).withParam(NvlhProvider.SEGMENT_SHIFT, 2)
+    return TableOptions.scheme(NvlhProvider.NAME).withParam(NvlhProvider.INITIAL_BUCKETS, 4).withParam(NvlhProvider.SEGMENT_SHIFT, 2)
         .withParam(NvlhProvider.SPLIT_LOAD, 80).withParam(NvlhProvider.MERGE_LOAD, 40);
   }
 

@@ -1,6 +1,6 @@
 package io.pmhash.schemes.nvlh;
 
-import static io.pmhash.schemes.nvlh.NvlhCrashSupport.key;
+import static io.pmhash.schemes.contract.CrashOp.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -63,7 +63,7 @@ class NvlhPersistCountTest {
   @Test
   void overflowInsertAndDeleteAreOneTransactionEach() throws Exception {
     // never splits: chains grow, so the tenth insert into a 4-bucket table chains an overflow bucket
-    try (NvlhTable t = (NvlhTable) create(TableOptions.scheme(NvlhProvider.NAME)
+    try (NvlhTable t = (NvlhTable) create(TableOptions.scheme(NvlhProvider.NAME).withParam(NvlhProvider.INITIAL_BUCKETS, 4)
         .withParam(NvlhProvider.SPLIT_LOAD, 100).withParam(NvlhProvider.MERGE_LOAD, 0))) {
       int i = 0;
       PersistenceStats s;
@@ -91,7 +91,7 @@ class NvlhPersistCountTest {
   /** The flagged protocol first (forced), then the default single transaction. */
   @Test
   void splitAndMergeCostWhatTheirTransactionsSnapshot() throws Exception {
-    try (NvlhTable t = (NvlhTable) create(TableOptions.scheme(NvlhProvider.NAME)
+    try (NvlhTable t = (NvlhTable) create(TableOptions.scheme(NvlhProvider.NAME).withParam(NvlhProvider.INITIAL_BUCKETS, 4)
         .withParam(NvlhProvider.SPLIT_LOAD, 100).withParam(NvlhProvider.MERGE_LOAD, 0))) {
       for (int i = 0; i < 20; i++) {
         t.put(key(i), i);
