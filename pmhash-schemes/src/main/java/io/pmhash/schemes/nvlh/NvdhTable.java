@@ -111,6 +111,7 @@ public final class NvdhTable implements LongHashTable {
     NvdhLayout.INT.set(m, h + HDR_VERSION, NvdhLayout.LAYOUT_VERSION);
     LONG.set(m, h + HDR_TABLE, tab.offset());
     LONG.set(m, h + HDR_K, (long) k);
+    LONG.set(m, h + HDR_CLEAN_SIZE, -1L); // no clean count until a close writes one
     Persistence p = pool.persistence();
     // PERSIST(nvdh create): the empty table and the header durable before root 0 names them.
     p.flush(tab.offset(), NvdhLayout.statesBytes(k));
@@ -151,9 +152,11 @@ public final class NvdhTable implements LongHashTable {
       throw NvlhRecovery.corrupt("nvdh: the table at " + tab + " is not an owned block of " + NvdhLayout.tableBytes((int) k) + " bytes");
     }
     NvdhTable t = new NvdhTable(pool, h, tab, (int) k);
-    if (pool.lastShutdownClean()) {
-      t.size = (long) LONG.get(m, h + HDR_CLEAN_SIZE);
+    long cleanSize = (long) LONG.get(m, h + HDR_CLEAN_SIZE);
+    if (pool.lastShutdownClean() && cleanSize >= 0) {
+      t.size = cleanSize;
       t.tombstones = (long) LONG.get(m, h + HDR_CLEAN_TOMBSTONES);
+      NvlhRecovery.consumeCleanCount(pool, h + HDR_CLEAN_SIZE);
     } else {
       for (long j = 0; j < 1L << k; j++) {
         int st = state(m, tab, j);

@@ -46,7 +46,8 @@ import java.util.Arrays;
  *       wrapping a {@link CorruptPoolException}.
  *   <li>If the header's {@code pending} names a split or merge, both of its buckets must carry
  *       the in-process flag; it is finished ({@link NvlhResize#finishPending}): O(its chains).
- *   <li>After a clean shutdown the counts written at close are used: O(1) beyond the directory.
+ *   <li>After a clean shutdown the counts written at close are used (and marked used, -1, so that
+ *       only the next close validates them again): O(1) beyond the directory.
  *       After a crash, every chain is scanned: each record must sit in the chain its hash names,
  *       no bucket may still carry a flag, every overflow bucket must be an owned block; records
  *       and overflow buckets are counted. O(records).
@@ -61,6 +62,17 @@ final class NvlhRecovery {
   /** The checked {@link CorruptPoolException}, wrapped for the unchecked SPI. */
   static UncheckedIOException corrupt(String message) {
     return new UncheckedIOException(new CorruptPoolException(message));
+  }
+
+  /**
+   * Marks the clean count at {@code word} used (-1): only the next {@link
+   * io.pmhash.map.LongHashTable#close()} writes a valid one again. Without this, a table opened a
+   * second time in one pool session (the pool still says "clean") would trust the count written
+   * at the previous close, or the -1 of create, instead of scanning. One persist per open.
+   */
+  static void consumeCleanCount(Pool pool, long word) {
+    LONG.setRelease(pool.memory(), word, -1L);
+    pool.persistence().persist(word, 8);
   }
 
   /** Validates the header and directory and returns the table (not yet recovered). */
@@ -139,8 +151,10 @@ final class NvlhRecovery {
   static void recover(NvlhTable t) {
     NvlhResize.finishPending(t);
     MemorySegment m = t.pool.memory();
-    if (t.pool.lastShutdownClean()) {
-      t.resetCounts((long) LONG.get(m, t.header + HDR_CLEAN_SIZE), (long) LONG.get(m, t.header + HDR_CLEAN_OVERFLOW));
+    long cleanSize = (long) LONG.get(m, t.header + HDR_CLEAN_SIZE);
+    if (t.pool.lastShutdownClean() && cleanSize >= 0) {
+      t.resetCounts(cleanSize, (long) LONG.get(m, t.header + HDR_CLEAN_OVERFLOW));
+      consumeCleanCount(t.pool, t.header + HDR_CLEAN_SIZE);
       return;
     }
     Allocator a = t.pool.allocator();

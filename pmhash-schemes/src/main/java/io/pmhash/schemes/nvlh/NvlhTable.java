@@ -146,6 +146,7 @@ public final class NvlhTable implements LongHashTable {
     NvlhLayout.INT.set(m, h + NvlhLayout.HDR_VERSION, NvlhLayout.LAYOUT_VERSION);
     NvlhLayout.INT.set(m, h + NvlhLayout.HDR_SEG_SHIFT, segShift);
     LONG.set(m, h + NvlhLayout.HDR_N0, n0);
+    LONG.set(m, h + HDR_CLEAN_SIZE, -1L); // no clean count until a close writes one
     long[] segs = new long[Math.max(4, nSegs)];
     for (int l = 0; l < levels; l++) {
       long dir = blocks[nSegs + l].offset();
