@@ -16,5 +16,7 @@ module io.pmhash.schemes {
       io.pmhash.schemes.group.GroupProvider,
       io.pmhash.schemes.dash.DashLhProvider,
       io.pmhash.schemes.esh.EshProvider,
-      io.pmhash.schemes.level.LevelProvider;
+      io.pmhash.schemes.level.LevelProvider,
+      io.pmhash.schemes.nvlh.NvlhProvider,
+      io.pmhash.schemes.nvlh.NvdhProvider;
 }

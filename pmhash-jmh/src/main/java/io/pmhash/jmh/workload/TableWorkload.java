@@ -55,24 +55,28 @@ final class TableWorkload {
       }
       long[] inserted = Keys.range(o.seed(), n, n + m);
       long[] absent = Keys.range(o.seed(), n + m, n + 2 * m);
-      results.add(PhaseRunner.run("insert", 0, m, threads, persistence, human,
-          (from, to, p) -> insert(table, inserted, from, to, p)).withLoadFactor(table.loadFactor()));
+      results.add(phase(o, "insert", m, persistence, human,
+          (from, to, p) -> insert(table, inserted, from, to, p),
+          (from, to, p, h) -> timed(table, inserted, from, to, p, h, PUT)).withLoadFactor(table.loadFactor()));
       if (file && Files.size(o.file()) <= (8L << 30)) {
         // What a kill -9 would leave: the file as it is while the table is open.
         Files.copy(o.file(), crashCopy, StandardCopyOption.REPLACE_EXISTING);
         copied = true;
       }
       LongAdder found = new LongAdder();
-      results.add(PhaseRunner.run("search+", 0, m, threads, persistence, human,
-          (from, to, p) -> found.add(search(table, inserted, true, from, to, p))).withLoadFactor(table.loadFactor()));
+      results.add(phase(o, "search+", m, persistence, human,
+          (from, to, p) -> found.add(search(table, inserted, true, from, to, p)),
+          (from, to, p, h) -> found.add(timed(table, inserted, from, to, p, h, FOUND))).withLoadFactor(table.loadFactor()));
       check(found.sum() == m, "positive search found " + found.sum() + " of " + m + " keys with their values");
       found.reset();
-      results.add(PhaseRunner.run("search-", 0, m, threads, persistence, human,
-          (from, to, p) -> found.add(search(table, absent, false, from, to, p))).withLoadFactor(table.loadFactor()));
+      results.add(phase(o, "search-", m, persistence, human,
+          (from, to, p) -> found.add(search(table, absent, false, from, to, p)),
+          (from, to, p, h) -> found.add(timed(table, absent, from, to, p, h, ANY))).withLoadFactor(table.loadFactor()));
       check(found.sum() == 0, "negative search found " + found.sum() + " keys that were never inserted");
       LongAdder removed = new LongAdder();
-      results.add(PhaseRunner.run("delete", 0, m, threads, persistence, human,
-          (from, to, p) -> removed.add(delete(table, inserted, from, to, p))).withLoadFactor(table.loadFactor()));
+      results.add(phase(o, "delete", m, persistence, human,
+          (from, to, p) -> removed.add(delete(table, inserted, from, to, p)),
+          (from, to, p, h) -> removed.add(timed(table, inserted, from, to, p, h, REMOVE))).withLoadFactor(table.loadFactor()));
       check(removed.sum() == m, "delete removed " + removed.sum() + " of " + m + " keys");
       TableStats stats = table.stats();
       human.printf("  table: %,d records, %,d slots, load factor %.3f, pool %,d bytes; %s%n",
@@ -101,6 +105,47 @@ final class TableWorkload {
       Files.deleteIfExists(crashCopy);
     }
     return results;
+  }
+
+  /** A measured phase: timed per operation only with {@code --latency}, so the default loop is unchanged. */
+  private static PhaseResult phase(WorkloadOptions o, String name, long m, Persistence persistence, PrintStream human,
+      PhaseRunner.Slice plain, PhaseRunner.TimedSlice timed) {
+    return o.latency()
+        ? PhaseRunner.runTimed(name, 0, m, o.threads(), persistence, human, timed)
+        : PhaseRunner.run(name, 0, m, o.threads(), persistence, human, plain);
+  }
+
+  /** One operation of a timed phase; the constants below capture nothing. */
+  private interface KeyOp {
+    /** @return whether it counts as a hit (found with its value, found at all, removed) */
+    boolean apply(Target table, long key, int i);
+  }
+
+  private static final KeyOp PUT = (t, k, i) -> {
+    t.insert(k, i);
+    return true;
+  };
+  private static final KeyOp FOUND = (t, k, i) -> t.get(k) == i;
+  private static final KeyOp ANY = (t, k, i) -> t.get(k) != Long.MIN_VALUE;
+  private static final KeyOp REMOVE = (t, k, i) -> t.delete(k);
+
+  /** Runs {@code op} over {@code keys[from, to)} recording each call's latency; returns the hits. */
+  private static long timed(Target table, long[] keys, long from, long to, Progress progress,
+      LatencyHistogram latency, KeyOp op) {
+    long hits = 0;
+    for (int i = (int) from; i < to; i++) {
+      long t0 = System.nanoTime();
+      boolean hit = op.apply(table, keys[i], i);
+      latency.record(System.nanoTime() - t0);
+      if (hit) {
+        hits++;
+      }
+      if ((i & 4095) == 4095) {
+        progress.add(4096);
+      }
+    }
+    progress.add((to - from) & 4095);
+    return hits;
   }
 
   private static void check(boolean ok, String what) {

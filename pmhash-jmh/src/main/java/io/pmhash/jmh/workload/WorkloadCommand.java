@@ -49,14 +49,21 @@ public final class WorkloadCommand {
 
   static void report(WorkloadOptions o, List<PhaseResult> results, PrintStream human, PrintStream csv) {
     human.println();
-    human.printf("  %-10s %12s %10s %10s %12s %12s %12s%n", "phase", "ops", "seconds", "Mops/s", "flushes/op", "drains/op", "load factor");
+    human.printf("  %-10s %12s %10s %10s %12s %12s %12s%s%n", "phase", "ops", "seconds", "Mops/s", "flushes/op", "drains/op", "load factor",
+        o.latency() ? String.format(Locale.ROOT, " %12s %12s", "p99.9 us", "max us") : "");
     for (PhaseResult r : results) {
-      human.printf("  %-10s %,12d %10.3f %10.3f %12.2f %12.2f %12s%n", r.phase(), r.ops(), r.seconds(), r.mops(),
-          r.flushesPerOp(), r.drainsPerOp(), Double.isNaN(r.loadFactor()) ? "-" : String.format(Locale.ROOT, "%.3f", r.loadFactor()));
+      LatencyHistogram l = r.latency();
+      human.printf("  %-10s %,12d %10.3f %10.3f %12.2f %12.2f %12s%s%n", r.phase(), r.ops(), r.seconds(), r.mops(),
+          r.flushesPerOp(), r.drainsPerOp(), Double.isNaN(r.loadFactor()) ? "-" : String.format(Locale.ROOT, "%.3f", r.loadFactor()),
+          l == null ? "" : String.format(Locale.ROOT, " %12.2f %12.2f", l.percentile(0.999) / 1e3, l.max() / 1e3));
       if (o.csv()) {
-        csv.println(String.join(",", o.scheme(), o.durability().name(), Integer.toString(o.threads()), r.phase(),
+        String line = String.join(",", o.scheme(), o.durability().name(), Integer.toString(o.threads()), r.phase(),
             Long.toString(r.ops()), fmt(r.seconds()), fmt(r.mops()), fmt(r.flushesPerOp()), fmt(r.drainsPerOp()),
-            Double.isNaN(r.loadFactor()) ? "NaN" : fmt(r.loadFactor())));
+            Double.isNaN(r.loadFactor()) ? "NaN" : fmt(r.loadFactor()));
+        if (o.latency()) {
+          line += "," + (l == null ? "NaN" : Long.toString(l.percentile(0.999))) + "," + (l == null ? "NaN" : Long.toString(l.max()));
+        }
+        csv.println(line);
       }
     }
     human.println("  (" + o.durability() + " on this machine; DRAM or tmpfs numbers are not persistent-memory numbers)");

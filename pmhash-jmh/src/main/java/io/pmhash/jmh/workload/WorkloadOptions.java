@@ -21,7 +21,8 @@ record WorkloadOptions(
     Map<String, Long> params,
     int recordBytes,
     int keyBytes,
-    boolean csv) {
+    boolean csv,
+    boolean latency) {
 
   static final String POOL = "pool";
 
@@ -45,9 +46,14 @@ record WorkloadOptions(
           --key-bytes K        0 (default): 8-byte keys and values inline (LongHashTable);
                                8..1024: K-byte keys and 8-byte values through a
                                PmHashMap<byte[], byte[]> in the scheme's pointer mode
+          --latency            time every operation of the measured phases of a table scheme
+                               (System.nanoTime per call, a histogram per thread): adds p99.9
+                               and max latency per phase to the report (and the columns
+                               p999_ns,max_ns to --csv); off by default, so the default loops
+                               are untimed
           --csv                one machine-readable line per phase on stdout:
                                scheme,durability,threads,phase,ops,seconds,mops,flushes_per_op,
-                               drains_per_op,load_factor
+                               drains_per_op,load_factor[,p999_ns,max_ns]
         Numbers measured on DRAM or tmpfs are not persistent-memory numbers.
         """.formatted(PmHash.schemes().isEmpty() ? "" : String.join(", ", PmHash.schemes().keySet()) + ", or ",
             defaultScheme());
@@ -71,11 +77,13 @@ record WorkloadOptions(
     int recordBytes = 32;
     int keyBytes = 0;
     boolean csv = false;
+    boolean latency = false;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {
         case "--keep" -> keep = true;
         case "--csv" -> csv = true;
+        case "--latency" -> latency = true;
         case "-h", "--help" -> throw new UsageException(null);
         case "--scheme" -> scheme = value(args, ++i, a);
         case "--param" -> {
@@ -114,7 +122,7 @@ record WorkloadOptions(
       throw new UsageException("unknown scheme '" + scheme + "'; available: " + String.join(", ", PmHash.schemes().keySet()) + (PmHash.schemes().isEmpty() ? "" : ", ") + POOL);
     }
     return new WorkloadOptions(scheme, durability, file, keep, preload, ops, threads, seed,
-        initialCapacity, Map.copyOf(params), recordBytes, keyBytes, csv);
+        initialCapacity, Map.copyOf(params), recordBytes, keyBytes, csv, latency);
   }
 
   private static String value(String[] args, int i, String option) {

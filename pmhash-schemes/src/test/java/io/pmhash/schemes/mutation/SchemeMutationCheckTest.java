@@ -37,7 +37,7 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
  * </pre>
  *
  * {@code -Dpmhash.mutation=dash,cceh} picks suites ({@code dash}, {@code dash-pointer}, {@code
- * dashlh}, {@code cceh}, {@code level}, {@code group}, {@code esh});
+ * dashlh}, {@code cceh}, {@code level}, {@code group}, {@code esh}, {@code nvlh});
  * {@code -Dpmhash.mutation.site=CcehSplit.finish} mutates only the sites whose id this regular
  * expression is found in; {@code -Dpmhash.mutation.debug=true} prints each JUnit run's summary and failures.
  * Each table is printed and written to {@code target/mutation/<suite>.txt}; the test fails if a
@@ -55,6 +55,7 @@ class SchemeMutationCheckTest {
     SUITES.put("group", List.of("io.pmhash.schemes.group.GroupCrashTest"));
     SUITES.put("dashlh", List.of("io.pmhash.schemes.dash.DashLhCrashTest"));
     SUITES.put("esh", List.of("io.pmhash.schemes.esh.EshCrashTest"));
+    SUITES.put("nvlh", List.of("io.pmhash.schemes.nvlh.NvlhCrashTest", "io.pmhash.schemes.nvlh.NvdhCrashTest"));
   }
 
   /**

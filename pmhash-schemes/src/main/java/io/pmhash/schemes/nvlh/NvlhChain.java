@@ -1,0 +1,102 @@
+package io.pmhash.schemes.nvlh;
+
+import static io.pmhash.schemes.nvlh.NvlhLayout.ALL_SLOTS;
+import static io.pmhash.schemes.nvlh.NvlhLayout.BUCKET_BYTES;
+import static io.pmhash.schemes.nvlh.NvlhLayout.LONG;
+import static io.pmhash.schemes.nvlh.NvlhLayout.META;
+import static io.pmhash.schemes.nvlh.NvlhLayout.NEXT;
+import static io.pmhash.schemes.nvlh.NvlhLayout.PAIR_BYTES;
+import static io.pmhash.schemes.nvlh.NvlhLayout.PAIR_VALUE;
+import static io.pmhash.schemes.nvlh.NvlhLayout.slotOffset;
+
+import io.pmhash.core.Persistence;
+import io.pmhash.core.Pool;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The changes to a chain that touch more than one word, each inside a caller's durable
+ * transaction (§III): chaining a new overflow bucket at the tail (Fig. 1(b)), appending the
+ * records a split or merge moves, and unlinking an overflow bucket. Every word a reader or a
+ * rollback interprets is snapshotted before its first store; the transaction's commit makes the
+ * changes durable together. The caller holds the chain's lock.
+ */
+final class NvlhChain {
+  private NvlhChain() {}
+
+  /**
+   * Chains a new overflow bucket after {@code tail} inside {@code tx} (Fig. 1(b)): allocated in the
+   * transaction and zeroed (commit flushes it whole), then the tail's next word snapshotted and
+   * set. The allocation comes first, so the snapshot's drain also makes the allocation's log
+   * entry durable.
+   *
+   * @return the new bucket, for the caller to fill before commit
+   */
+  static long linkNew(Pool pool, NvlhTxn tx, long tail) {
+    long nb = tx.alloc(BUCKET_BYTES);
+    MemorySegment m = pool.memory(); // the allocation may have grown the pool
+    m.asSlice(nb, BUCKET_BYTES).fill((byte) 0);
+    tx.snapshot(tail + NEXT, 8);
+    LONG.setRelease(m, tail + NEXT, nb);
+    return nb;
+  }
+
+  /**
+   * Appends the records in the {@code moving} slots of bucket {@code src} to the chain starting
+   * at {@code head}, inside {@code tx} (a step of a split or merge): into free slots in chain
+   * order, then into new overflow buckets ({@link #linkNew}). Each receiving bucket's meta word is
+   * snapshotted once, before its first store. The pairs go into free slots, whose bytes neither a
+   * reader nor a rollback interprets (the meta word says they are free), so they are flushed here
+   * rather than snapshotted: PERSIST(move 1) the commit's drain makes them durable together with
+   * the meta bits that publish them, and a rollback restores the meta word, freeing the slots
+   * again. The source is not changed here.
+   *
+   * @return overflow buckets allocated
+   */
+  static int appendAll(Pool pool, Persistence p, NvlhTxn tx, long head, long src, long moving) {
+    MemorySegment m = pool.memory();
+    int added = 0;
+    long b = head;
+    long tail = head;
+    long snapshotted = 0;
+    long allocated = 0;
+    for (long bits = moving; bits != 0; bits &= bits - 1) {
+      while (b != 0 && (NvlhBucket.meta(m, b) & ALL_SLOTS) == ALL_SLOTS) {
+        tail = b;
+        b = NvlhBucket.next(m, b);
+      }
+      if (b == 0) {
+        b = linkNew(pool, tx, tail);
+        m = pool.memory();
+        allocated = b;
+        snapshotted = b; // allocated in the transaction: commit flushes it, rollback frees it
+        added++;
+      } else if (snapshotted != b) {
+        tx.snapshot(b + META, 8);
+        snapshotted = b;
+      }
+      int from = Long.numberOfTrailingZeros(bits);
+      long meta = NvlhBucket.meta(m, b);
+      int s = Long.numberOfTrailingZeros(~meta & ALL_SLOTS);
+      long at = slotOffset(b, s);
+      LONG.set(m, at, NvlhBucket.key(m, src, from));
+      LONG.set(m, at + PAIR_VALUE, NvlhBucket.value(m, src, from));
+      if (b != allocated) {
+        p.flush(at, PAIR_BYTES);
+      }
+      NvlhBucket.setMetaRelease(m, b, meta | (1L << s));
+    }
+    return added;
+  }
+
+  /**
+   * Unlinks the overflow bucket {@code b} that follows {@code pred} and frees it, inside {@code
+   * tx}. The bucket's own bytes are not changed: if the transaction rolls back it is linked and
+   * whole again; if it commits no one reaches it. The free comes first, so the snapshot's drain
+   * also makes the free's log entry durable.
+   */
+  static void unlink(MemorySegment m, NvlhTxn tx, long pred, long b) {
+    tx.free(b);
+    tx.snapshot(pred + NEXT, 8);
+    LONG.setRelease(m, pred + NEXT, NvlhBucket.next(m, b));
+  }
+}

@@ -1,0 +1,72 @@
+package io.pmhash.schemes.nvlh;
+
+import io.pmhash.core.Pool;
+import io.pmhash.core.log.Tx;
+
+/**
+ * The seam between NVLH and the durable transactions it runs on (§III: {@code tx_begin}, {@code
+ * tx_addlog}, {@code tx_commit}, {@code tx_end}). NVLH uses nothing else of a transaction, so a
+ * backend with its own transactions (issue 7's llpl pool, whose {@code Transaction} has the same
+ * four steps) supplies another {@link Factory} without touching the scheme.
+ *
+ * <p>The contract is the core undo log's ({@link Tx}): a range is {@link #snapshot snapshotted}
+ * before its first store; blocks {@link #alloc allocated} become owned and blocks {@link #free
+ * freed} become free only if the transaction commits; {@link #close()} without {@link
+ * #commit()} rolls everything back, and so does recovery after a crash.
+ */
+interface NvlhTxn extends AutoCloseable {
+  /** {@code tx_addlog}: records the old bytes of a range, durably, before the caller's first store. */
+  void snapshot(long offset, long length);
+
+  /** @return a block of {@code size} bytes owned if the transaction commits; the caller fills it */
+  long alloc(long size);
+
+  /** Frees an owned block when the transaction commits. */
+  void free(long block);
+
+  /** {@code tx_commit}: every change durable, the log invalidated. */
+  void commit();
+
+  /** {@code tx_end}: rolls back if not committed, then releases the log. */
+  @Override
+  void close();
+
+  /** Begins transactions ({@code tx_begin}). */
+  interface Factory {
+    /** @return a new transaction; use it in try-with-resources */
+    NvlhTxn begin();
+  }
+
+  /** The core backend: {@link Pool#undoLog()}. */
+  static Factory undoLog(Pool pool) {
+    return () -> new UndoLogTxn(pool.undoLog().begin());
+  }
+
+  /** An undo-log transaction of the core. One object per transaction: the rare path only. */
+  record UndoLogTxn(Tx tx) implements NvlhTxn {
+    @Override
+    public void snapshot(long offset, long length) {
+      tx.snapshot(offset, length);
+    }
+
+    @Override
+    public long alloc(long size) {
+      return tx.alloc(size);
+    }
+
+    @Override
+    public void free(long block) {
+      tx.free(block);
+    }
+
+    @Override
+    public void commit() {
+      tx.commit();
+    }
+
+    @Override
+    public void close() {
+      tx.close();
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package io.pmhash.schemes.nvlh;
+
+import static io.pmhash.schemes.contract.CrashOp.inserts;
+import static io.pmhash.schemes.contract.CrashOp.key;
+import static io.pmhash.schemes.nvlh.NvlhCrashSupport.crash;
+import static io.pmhash.schemes.nvlh.NvlhCrashSupport.dryRun;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pmhash.schemes.contract.CrashOp;
+import io.pmhash.schemes.nvlh.NvlhCrashSupport.Config;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Crash at every drain of each operation type of NVDH: insert, update, delete, tombstone reuse, rehash (and its recovery). */
+class NvdhCrashTest {
+  @TempDir Path dir;
+
+  @AfterEach
+  void closeDryRunTables() {
+    NvlhCrashSupport.closeDryRuns();
+  }
+
+  @Test
+  void insertsUpdatesAndDeletes() {
+    List<CrashOp> work = new ArrayList<>(inserts(10, 14));
+    work.add(CrashOp.put(key(2), -2));
+    work.add(CrashOp.remove(key(3)));
+    work.add(CrashOp.put(key(3), 33)); // may reuse the tombstone
+    crash(dir, "insert, update, delete", Config.NVDH, inserts(0, 10), work, false);
+  }
+
+  @Test
+  void rehash() {
+    NvdhTable t = (NvdhTable) dryRun(Config.NVDH, List.of(), List.of());
+    int at = 0;
+    while (t.rehashes == 0) {
+      t.put(key(at), at);
+      at++;
+    }
+    at--;
+    assertEquals(7, t.k(), "the first rehash doubles 64 slots");
+    crash(dir, "rehash", Config.NVDH, inserts(0, at), inserts(at, at + 1), true);
+  }
+}

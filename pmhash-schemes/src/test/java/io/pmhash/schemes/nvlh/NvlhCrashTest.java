@@ -1,0 +1,209 @@
+package io.pmhash.schemes.nvlh;
+
+import static io.pmhash.schemes.contract.CrashOp.inserts;
+import static io.pmhash.schemes.contract.CrashOp.key;
+import static io.pmhash.schemes.nvlh.NvlhCrashSupport.crash;
+import static io.pmhash.schemes.nvlh.NvlhCrashSupport.dryRun;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pmhash.core.crash.CrashHarness;
+import io.pmhash.schemes.contract.CrashOp;
+import io.pmhash.schemes.nvlh.NvlhCrashSupport.Config;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToLongFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Crash at every drain of each operation type of NVLH, and of its recovery: insert into a
+ * primary bucket, insert chaining an overflow bucket, update, delete (one word, and emptying an
+ * overflow bucket), split, round change, split allocating a segment, merge, merge freeing a
+ * segment, the round going back; the split and merge tests both as one transaction (short
+ * chains, the default) and through the flagged multi-transaction protocol (forced), whose
+ * recovery finishes the pending split or merge. Each workload is checked on a volatile dry run to
+ * reach the path it is named after.
+ */
+class NvlhCrashTest {
+  /** Split on collision, merge below 20 %, segments of two buckets. */
+  static final Config PAPER = Config.nvlh(1, 0, 20);
+  /** As {@link #PAPER}, every split and merge taking the flagged multi-transaction protocol. */
+  static final Config FLAGGED = PAPER.flagged();
+  /** Never splits (the load bound is 100 % of the primary slots) nor merges: chains grow. */
+  static final Config CHAINS = Config.nvlh(1, 100, 0);
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void closeDryRunTables() {
+    NvlhCrashSupport.closeDryRuns();
+  }
+
+  /** The index of the first of {@code key(from), key(from + 1), ...} whose insert changes {@code counter}. */
+  static int firstInsertChanging(Config c, int from, ToLongFunction<NvlhTable> counter) {
+    NvlhTable t = (NvlhTable) dryRun(c, inserts(0, from), List.of());
+    for (int i = from; ; i++) {
+      long before = counter.applyAsLong(t);
+      t.put(key(i), i);
+      if (counter.applyAsLong(t) != before) {
+        return i;
+      }
+    }
+  }
+
+  @Test
+  void insertsIntoPrimaryBuckets() {
+    int first = firstInsertChanging(PAPER, 0, t -> t.overflowBuckets.get());
+    assertTrue(first >= 4, "a few inserts fit the primary buckets: " + first);
+    CrashHarness.Report r = crash(dir, "insert into a primary bucket", PAPER, List.of(), inserts(0, first), false);
+    assertTrue(r.crashPoints() >= 2 * first, r.summary());
+  }
+
+  @Test
+  void insertChainingAnOverflowBucket() {
+    int first = firstInsertChanging(CHAINS, 0, t -> t.overflowBuckets.get());
+    crash(dir, "insert chaining an overflow bucket", CHAINS, inserts(0, first), inserts(first, first + 3), true);
+  }
+
+  @Test
+  void updates() {
+    List<CrashOp> work = new ArrayList<>();
+    for (int i = 0; i < 20; i += 4) {
+      work.add(CrashOp.put(key(i), -i));
+    }
+    crash(dir, "update", PAPER, inserts(0, 20), work, false);
+  }
+
+  @Test
+  void deletesOfOneWord() {
+    List<CrashOp> work = new ArrayList<>();
+    for (int i = 0; i < 20; i += 3) {
+      work.add(CrashOp.remove(key(i)));
+    }
+    NvlhTable t = (NvlhTable) dryRun(PAPER, inserts(0, 20), work);
+    assertEquals(0, t.merges.get(), "no merge");
+    crash(dir, "delete (one word)", PAPER, inserts(0, 20), work, false);
+  }
+
+  @Test
+  void deletesEmptyingAnOverflowBucket() {
+    int n = 40;
+    NvlhTable t = (NvlhTable) dryRun(CHAINS, inserts(0, n), List.of());
+    assertTrue(t.overflowBuckets.get() > 0, "the chains have overflow buckets");
+    List<CrashOp> work = new ArrayList<>();
+    MemorySegment m = t.pool.memory();
+    for (long b = 0; b < t.buckets() && work.isEmpty(); b++) {
+      long x = NvlhBucket.next(m, t.bucketOffset(b));
+      if (x != 0) {
+        for (long bits = NvlhBucket.meta(m, x) & NvlhLayout.ALL_SLOTS; bits != 0; bits &= bits - 1) {
+          work.add(CrashOp.remove(NvlhBucket.key(m, x, Long.numberOfTrailingZeros(bits))));
+        }
+      }
+    }
+    long before = t.overflowBuckets.get();
+    work.forEach(o -> o.apply(t));
+    assertEquals(before - 1, t.overflowBuckets.get(), "the last delete unlinks the overflow bucket");
+    crash(dir, "delete emptying an overflow bucket", CHAINS, inserts(0, n), work, true);
+  }
+
+  /** The split and merge tests run twice: one transaction each (short chains), and the flagged protocol. */
+  static Config config(boolean flagged) {
+    return flagged ? FLAGGED : PAPER;
+  }
+
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void split(boolean flagged) {
+    Config c = config(flagged);
+    int at = firstInsertChanging(c, 0, t -> t.splits.get());
+    NvlhTable t = (NvlhTable) dryRun(c, inserts(0, at + 1), List.of());
+    assertEquals(1, t.splits.get());
+    crash(dir, "split" + (flagged ? " (flagged)" : ""), c, inserts(0, at), inserts(at, at + 2), true);
+  }
+
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void roundChangeAndNewSegmentAndDirectoryLevel(boolean flagged) {
+    Config c = config(flagged);
+    int at = firstInsertChanging(c, 0, t -> t.round());
+    NvlhTable t = (NvlhTable) dryRun(c, inserts(0, at), List.of());
+    assertEquals(0, t.round());
+    long p = t.splitPointer();
+    t.put(key(at), at);
+    assertEquals(1, t.round());
+    assertEquals(0, t.splitPointer());
+    assertEquals(3, p, "the split of the last bucket of round 0 (n0 = 4) wraps p");
+    crash(dir, "round change" + (flagged ? " (flagged)" : ""), c, inserts(0, at), inserts(at, at + 1), true);
+  }
+
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void splitAllocatingASegment(boolean flagged) {
+    Config c = config(flagged);
+    // with segments of two buckets, the split of p = 2 in round 1 creates bucket 10 (segment 5)
+    int at = firstInsertChanging(c, 0, t -> t.segs.length > 5 && t.segs[5] != 0 ? 1 : 0);
+    crash(dir, "split allocating a segment" + (flagged ? " (flagged)" : ""), c, inserts(0, at), inserts(at, at + 1), true);
+  }
+
+  /**
+   * Fills {@code setup} with inserts up to round 2 and removes, newest first, up to the one whose
+   * merge changes {@code counter}; returns that remove.
+   */
+  static List<CrashOp> mergeWorkload(Config c, List<CrashOp> setup, ToLongFunction<NvlhTable> counter) {
+    NvlhTable t = (NvlhTable) dryRun(c, List.of(), List.of());
+    int n = 0;
+    while (t.round() < 2) {
+      t.put(key(n), n);
+      setup.add(CrashOp.put(key(n), n));
+      n++;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+      long before = counter.applyAsLong(t);
+      t.remove(key(i));
+      if (counter.applyAsLong(t) != before) {
+        return List.of(CrashOp.remove(key(i)));
+      }
+      setup.add(CrashOp.remove(key(i)));
+    }
+    throw new AssertionError("nothing changed after removing every key");
+  }
+
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void merge(boolean flagged) {
+    Config c = config(flagged);
+    List<CrashOp> setup = new ArrayList<>();
+    List<CrashOp> work = mergeWorkload(c, setup, t -> t.merges.get());
+    crash(dir, "merge" + (flagged ? " (flagged)" : ""), c, setup, work, true);
+  }
+
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void mergeFreeingASegment(boolean flagged) {
+    Config c = config(flagged);
+    List<CrashOp> setup = new ArrayList<>();
+    List<CrashOp> work = mergeWorkload(c, setup, t -> {
+      long n = 0;
+      for (long s : t.segs) {
+        n += s != 0 ? 1 : 0;
+      }
+      return n;
+    });
+    crash(dir, "merge freeing a segment" + (flagged ? " (flagged)" : ""), c, setup, work, true);
+  }
+
+  @ParameterizedTest(name = "flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void mergeTakingTheRoundBack(boolean flagged) {
+    Config c = config(flagged);
+    List<CrashOp> setup = new ArrayList<>();
+    List<CrashOp> work = mergeWorkload(c, setup, t -> t.round());
+    crash(dir, "merge taking the round back" + (flagged ? " (flagged)" : ""), c, setup, work, true);
+  }
+}
