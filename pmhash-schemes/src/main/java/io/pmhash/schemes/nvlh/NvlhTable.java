@@ -11,6 +11,7 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.level;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.PersistenceStats;
 import io.pmhash.core.Pool;
+import io.pmhash.core.PoolFullException;
 import io.pmhash.core.alloc.Reservation;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -91,6 +92,8 @@ public final class NvlhTable implements LongHashTable {
   private final long[] counts = new long[COUNT_CELLS * COUNT_STRIDE];
   final AtomicLong overflowBuckets = new AtomicLong();
   final AtomicLong splits = new AtomicLong();
+  /** Splits skipped because the pool could not grow (the inserts that triggered them succeeded). */
+  final AtomicLong splitsSkipped = new AtomicLong();
   final AtomicLong merges = new AtomicLong();
 
   NvlhTable(Pool pool, long header, long n0, int segShift, long state, long[] segs, int splitLoadPercent, int mergeLoadPercent) {
@@ -396,8 +399,21 @@ public final class NvlhTable implements LongHashTable {
     overflowBuckets.incrementAndGet();
   }
 
-  /** The split policy: on collision (the paper), or while the load exceeds the bound. */
+  /**
+   * The split policy: on collision (the paper), or while the load exceeds the bound. The insert
+   * is complete and durable before this runs, so a split the pool has no room for is skipped (and
+   * counted), not reported: the put succeeded, and the next insert that needs room gets the
+   * {@link PoolFullException} before it changes anything.
+   */
   private void afterInsert(int result, long h) {
+    try {
+      splitAfterInsert(result, h);
+    } catch (PoolFullException e) {
+      splitsSkipped.incrementAndGet();
+    }
+  }
+
+  private void splitAfterInsert(int result, long h) {
     if (splitLoadPercent == 0) {
       if (result == INSERTED_OVERFLOW) {
         NvlhResize.split(this);
@@ -575,6 +591,7 @@ public final class NvlhTable implements LongHashTable {
     d.put("buckets", bucketCount(s));
     d.put("overflowBuckets", overflowBuckets.get());
     d.put("splits", splits.get());
+    d.put("splitsSkipped", splitsSkipped.get());
     d.put("merges", merges.get());
     return new TableStats(NvlhProvider.NAME, size, slots, (double) size / slots, pool.size(), ps.linesFlushed(), ps.drains(), d);
   }
