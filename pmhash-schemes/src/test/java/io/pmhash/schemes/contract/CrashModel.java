@@ -152,4 +152,25 @@ public final class CrashModel {
       t.remove(key);
     }
   }
+
+  /**
+   * @param i the index of a workload key
+   * @return key {@code i} of a workload: spread over the key space
+   */
+  public static long key(int i) {
+    return (i + 1) * 0x9E3779B97F4A7C15L;
+  }
+
+  /**
+   * @param from first index
+   * @param to end index (exclusive)
+   * @return puts of {@code key(i)} with value {@code i}, for {@code i} in {@code [from, to)}
+   */
+  public static List<Op> inserts(int from, int to) {
+    List<Op> ops = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      ops.add(Op.put(key(i), i));
+    }
+    return ops;
+  }
 }

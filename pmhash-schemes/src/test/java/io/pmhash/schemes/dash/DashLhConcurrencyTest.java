@@ -78,7 +78,7 @@ class DashLhConcurrencyTest {
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void mixedOperationsAcrossSplits() throws Exception {
-    long seed = System.nanoTime();
+    long seed = Long.getLong("pmhash.seed", 0xD15EEDL); // fixed for reproducible CI; -Dpmhash.seed=N explores
     System.out.println("DashLhConcurrencyTest seed " + seed);
     try (DashLhTable t = table(2, 2)) {
       int threads = 4;

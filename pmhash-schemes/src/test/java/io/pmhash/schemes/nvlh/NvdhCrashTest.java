@@ -1,12 +1,13 @@
 package io.pmhash.schemes.nvlh;
 
-import static io.pmhash.schemes.contract.CrashOp.inserts;
-import static io.pmhash.schemes.contract.CrashOp.key;
+import static io.pmhash.schemes.contract.CrashModel.inserts;
+import static io.pmhash.schemes.contract.CrashModel.key;
 import static io.pmhash.schemes.nvlh.NvlhCrashSupport.crash;
 import static io.pmhash.schemes.nvlh.NvlhCrashSupport.dryRun;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pmhash.schemes.contract.CrashOp;
+import io.pmhash.schemes.contract.CrashModel;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import io.pmhash.schemes.nvlh.NvlhCrashSupport.Config;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,10 +27,10 @@ class NvdhCrashTest {
 
   @Test
   void insertsUpdatesAndDeletes() {
-    List<CrashOp> work = new ArrayList<>(inserts(10, 14));
-    work.add(CrashOp.put(key(2), -2));
-    work.add(CrashOp.remove(key(3)));
-    work.add(CrashOp.put(key(3), 33)); // may reuse the tombstone
+    List<Op> work = new ArrayList<>(inserts(10, 14));
+    work.add(Op.put(key(2), -2));
+    work.add(Op.remove(key(3)));
+    work.add(Op.put(key(3), 33)); // may reuse the tombstone
     crash(dir, "insert, update, delete", Config.NVDH, inserts(0, 10), work, false);
   }
 

@@ -9,7 +9,8 @@ import io.pmhash.core.crash.ImageKind;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
-import io.pmhash.schemes.contract.CrashOp;
+import io.pmhash.schemes.contract.CrashModel;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,7 @@ import java.util.Map;
  * The crash-test machinery of this package, for NVLH and NVDH: table configurations, a
  * harness run that crashes at every drain of the workload (and, when asked, of recovery), and
  * one verifier. It opens the image (lane rollback, then the scheme's recovery) and checks the
- * contents against the model ({@link CrashOp#checkContents}), the scheme's invariants ({@link
+ * contents against the model ({@link Op#checkContents}), the scheme's invariants ({@link
  * NvlhInvariants}: nothing pending, no flag, no leaked block), and that the table keeps working.
  */
 final class NvlhCrashSupport {
@@ -80,7 +81,7 @@ final class NvlhCrashSupport {
   }
 
   /** Runs setup and work on a volatile table, for tests that check their workload reaches the path they pin. */
-  static LongHashTable dryRun(Config c, List<CrashOp> setup, List<CrashOp> work) {
+  static LongHashTable dryRun(Config c, List<Op> setup, List<Op> work) {
     LongHashTable t = c.tune(PmHash.createVolatile(c.options()));
     DRY.add(t);
     setup.forEach(o -> o.apply(t));
@@ -88,7 +89,7 @@ final class NvlhCrashSupport {
     return t;
   }
 
-  static CrashHarness.Report crash(Path dir, String name, Config c, List<CrashOp> setup, List<CrashOp> work, boolean recoveryCrashes) {
+  static CrashHarness.Report crash(Path dir, String name, Config c, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
     CrashHarness.Builder b = CrashHarness.builder(dir, c.poolOptions())
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
         .randomImages(3, 0x1E7E1L)
@@ -106,7 +107,7 @@ final class NvlhCrashSupport {
     return r;
   }
 
-  static CrashHarness.Workload workload(Config c, List<CrashOp> work) {
+  static CrashHarness.Workload workload(Config c, List<Op> work) {
     return (pool, ops) -> {
       LongHashTable t = c.open(pool);
       for (int i = 0; i < work.size(); i++) {
@@ -117,20 +118,20 @@ final class NvlhCrashSupport {
     };
   }
 
-  static CrashHarness.Verifier verifier(Config c, List<CrashOp> setup, List<CrashOp> work) {
-    List<Map<Long, Long>> states = CrashOp.states(setup, work);
+  static CrashHarness.Verifier verifier(Config c, List<Op> setup, List<Op> work) {
+    List<Map<Long, Long>> states = CrashModel.states(setup, work);
     return (pool, point) -> verify(c, pool, point, states, work);
   }
 
-  static void verify(Config c, Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<CrashOp> work) {
+  static void verify(Config c, Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work) {
     LongHashTable t = c.open(pool);
     CrashHarness.recovered(pool);
-    CrashOp.checkContents(t, point, states, work);
+    CrashModel.checkRecovered(t, point, states, work);
     if (t instanceof NvlhTable n) {
       NvlhInvariants.check(n, point.describe());
     } else {
       NvlhInvariants.check((NvdhTable) t, point.describe());
     }
-    CrashOp.checkWorks(t, point.describe());
+    CrashModel.checkStillWorks(t, point.describe());
   }
 }

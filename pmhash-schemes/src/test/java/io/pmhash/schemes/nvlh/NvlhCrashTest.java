@@ -1,14 +1,15 @@
 package io.pmhash.schemes.nvlh;
 
-import static io.pmhash.schemes.contract.CrashOp.inserts;
-import static io.pmhash.schemes.contract.CrashOp.key;
+import static io.pmhash.schemes.contract.CrashModel.inserts;
+import static io.pmhash.schemes.contract.CrashModel.key;
 import static io.pmhash.schemes.nvlh.NvlhCrashSupport.crash;
 import static io.pmhash.schemes.nvlh.NvlhCrashSupport.dryRun;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.crash.CrashHarness;
-import io.pmhash.schemes.contract.CrashOp;
+import io.pmhash.schemes.contract.CrashModel;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import io.pmhash.schemes.nvlh.NvlhCrashSupport.Config;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -73,18 +74,18 @@ class NvlhCrashTest {
 
   @Test
   void updates() {
-    List<CrashOp> work = new ArrayList<>();
+    List<Op> work = new ArrayList<>();
     for (int i = 0; i < 20; i += 4) {
-      work.add(CrashOp.put(key(i), -i));
+      work.add(Op.put(key(i), -i));
     }
     crash(dir, "update", PAPER, inserts(0, 20), work, false);
   }
 
   @Test
   void deletesOfOneWord() {
-    List<CrashOp> work = new ArrayList<>();
+    List<Op> work = new ArrayList<>();
     for (int i = 0; i < 20; i += 3) {
-      work.add(CrashOp.remove(key(i)));
+      work.add(Op.remove(key(i)));
     }
     NvlhTable t = (NvlhTable) dryRun(PAPER, inserts(0, 20), work);
     assertEquals(0, t.merges.get(), "no merge");
@@ -96,13 +97,13 @@ class NvlhCrashTest {
     int n = 40;
     NvlhTable t = (NvlhTable) dryRun(CHAINS, inserts(0, n), List.of());
     assertTrue(t.overflowBuckets.get() > 0, "the chains have overflow buckets");
-    List<CrashOp> work = new ArrayList<>();
+    List<Op> work = new ArrayList<>();
     MemorySegment m = t.pool.memory();
     for (long b = 0; b < t.buckets() && work.isEmpty(); b++) {
       long x = NvlhBucket.next(m, t.bucketOffset(b));
       if (x != 0) {
         for (long bits = NvlhBucket.meta(m, x) & NvlhLayout.ALL_SLOTS; bits != 0; bits &= bits - 1) {
-          work.add(CrashOp.remove(NvlhBucket.key(m, x, Long.numberOfTrailingZeros(bits))));
+          work.add(Op.remove(NvlhBucket.key(m, x, Long.numberOfTrailingZeros(bits))));
         }
       }
     }
@@ -155,21 +156,21 @@ class NvlhCrashTest {
    * Fills {@code setup} with inserts up to round 2 and removes, newest first, up to the one whose
    * merge changes {@code counter}; returns that remove.
    */
-  static List<CrashOp> mergeWorkload(Config c, List<CrashOp> setup, ToLongFunction<NvlhTable> counter) {
+  static List<Op> mergeWorkload(Config c, List<Op> setup, ToLongFunction<NvlhTable> counter) {
     NvlhTable t = (NvlhTable) dryRun(c, List.of(), List.of());
     int n = 0;
     while (t.round() < 2) {
       t.put(key(n), n);
-      setup.add(CrashOp.put(key(n), n));
+      setup.add(Op.put(key(n), n));
       n++;
     }
     for (int i = n - 1; i >= 0; i--) {
       long before = counter.applyAsLong(t);
       t.remove(key(i));
       if (counter.applyAsLong(t) != before) {
-        return List.of(CrashOp.remove(key(i)));
+        return List.of(Op.remove(key(i)));
       }
-      setup.add(CrashOp.remove(key(i)));
+      setup.add(Op.remove(key(i)));
     }
     throw new AssertionError("nothing changed after removing every key");
   }
@@ -178,8 +179,8 @@ class NvlhCrashTest {
   @ValueSource(booleans = {false, true})
   void merge(boolean flagged) {
     Config c = config(flagged);
-    List<CrashOp> setup = new ArrayList<>();
-    List<CrashOp> work = mergeWorkload(c, setup, t -> t.merges.get());
+    List<Op> setup = new ArrayList<>();
+    List<Op> work = mergeWorkload(c, setup, t -> t.merges.get());
     crash(dir, "merge" + (flagged ? " (flagged)" : ""), c, setup, work, true);
   }
 
@@ -187,8 +188,8 @@ class NvlhCrashTest {
   @ValueSource(booleans = {false, true})
   void mergeFreeingASegment(boolean flagged) {
     Config c = config(flagged);
-    List<CrashOp> setup = new ArrayList<>();
-    List<CrashOp> work = mergeWorkload(c, setup, t -> {
+    List<Op> setup = new ArrayList<>();
+    List<Op> work = mergeWorkload(c, setup, t -> {
       long n = 0;
       for (long s : t.segs) {
         n += s != 0 ? 1 : 0;
@@ -202,8 +203,8 @@ class NvlhCrashTest {
   @ValueSource(booleans = {false, true})
   void mergeTakingTheRoundBack(boolean flagged) {
     Config c = config(flagged);
-    List<CrashOp> setup = new ArrayList<>();
-    List<CrashOp> work = mergeWorkload(c, setup, t -> t.round());
+    List<Op> setup = new ArrayList<>();
+    List<Op> work = mergeWorkload(c, setup, t -> t.round());
     crash(dir, "merge taking the round back" + (flagged ? " (flagged)" : ""), c, setup, work, true);
   }
 }

@@ -1,6 +1,6 @@
 package io.pmhash.schemes.nvlh;
 
-import static io.pmhash.schemes.contract.CrashOp.key;
+import static io.pmhash.schemes.contract.CrashModel.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
