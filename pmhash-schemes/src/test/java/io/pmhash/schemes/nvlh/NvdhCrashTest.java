@@ -5,7 +5,9 @@ import static io.pmhash.schemes.contract.CrashModel.key;
 import static io.pmhash.schemes.nvlh.NvlhCrashSupport.crash;
 import static io.pmhash.schemes.nvlh.NvlhCrashSupport.dryRun;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pmhash.core.crash.CrashHarness;
 import io.pmhash.schemes.contract.CrashModel;
 import io.pmhash.schemes.contract.CrashModel.Op;
 import io.pmhash.schemes.nvlh.NvlhCrashSupport.Config;
@@ -32,6 +34,18 @@ class NvdhCrashTest {
     work.add(Op.remove(key(3)));
     work.add(Op.put(key(3), 33)); // may reuse the tombstone
     crash(dir, "insert, update, delete", Config.NVDH, inserts(0, 10), work, false);
+  }
+
+  /** The paper's NVDH: each write one undo-log transaction; a crash at any drain keeps it all or nothing. */
+  @Test
+  void insertsUpdatesAndDeletesInTransactions() {
+    List<Op> work = new ArrayList<>(inserts(10, 14));
+    work.add(Op.put(key(2), -2));
+    work.add(Op.remove(key(3)));
+    work.add(Op.put(key(3), 33)); // may reuse the tombstone
+    CrashHarness.Report r = crash(dir, "transactional insert, update, delete", Config.NVDH_TX, inserts(0, 10), work, true);
+    // every write drains at least three times (a snapshot, the commit's two), so the images are many
+    assertTrue(r.crashPoints() >= 3L * work.size(), "crash points: " + r.crashPoints());
   }
 
   @Test

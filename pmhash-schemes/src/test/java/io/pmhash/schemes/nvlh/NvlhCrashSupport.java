@@ -27,16 +27,19 @@ final class NvlhCrashSupport {
   private NvlhCrashSupport() {}
 
   /** A table configuration under test; {@code n0} is NVLH's round-0 buckets (4, as in Fig. 1). */
-  record Config(String scheme, long n0, int segShift, int splitLoad, int mergeLoad, int singleTxChain) {
+  record Config(String scheme, long n0, int segShift, int splitLoad, int mergeLoad, int singleTxChain, boolean nvdhTransactions) {
     static Config nvlh(int segShift, int splitLoad, int mergeLoad) {
-      return new Config(NvlhProvider.NAME, 4, segShift, splitLoad, mergeLoad, 4);
+      return new Config(NvlhProvider.NAME, 4, segShift, splitLoad, mergeLoad, 4, false);
     }
 
-    static final Config NVDH = new Config(NvdhProvider.NAME, 0, 0, 0, 0, 0);
+    static final Config NVDH = new Config(NvdhProvider.NAME, 0, 0, 0, 0, 0, false);
+
+    /** NVDH with every write a durable transaction, as the paper's baseline. */
+    static final Config NVDH_TX = new Config(NvdhProvider.NAME, 0, 0, 0, 0, 0, true);
 
     /** @return this configuration with every split and merge taking the flagged multi-transaction protocol */
     Config flagged() {
-      return new Config(scheme, n0, segShift, splitLoad, mergeLoad, 0);
+      return new Config(scheme, n0, segShift, splitLoad, mergeLoad, 0, nvdhTransactions);
     }
 
     private LongHashTable tune(LongHashTable t) {
@@ -51,18 +54,18 @@ final class NvlhCrashSupport {
     }
 
     LongHashTable create(Pool pool) {
-      return tune(isNvlh() ? NvlhTable.create(pool, n0, segShift, splitLoad, mergeLoad) : NvdhTable.create(pool, 0));
+      return tune(isNvlh() ? NvlhTable.create(pool, n0, segShift, splitLoad, mergeLoad) : NvdhTable.create(pool, 0, nvdhTransactions));
     }
 
     LongHashTable open(Pool pool) {
-      return tune(isNvlh() ? NvlhTable.open(pool, splitLoad, mergeLoad) : NvdhTable.open(pool));
+      return tune(isNvlh() ? NvlhTable.open(pool, splitLoad, mergeLoad) : NvdhTable.open(pool, nvdhTransactions));
     }
 
     TableOptions options() {
       TableOptions o = TableOptions.scheme(scheme);
       return isNvlh()
           ? o.withParam(NvlhProvider.INITIAL_BUCKETS, n0).withParam(NvlhProvider.SEGMENT_SHIFT, segShift).withParam(NvlhProvider.SPLIT_LOAD, splitLoad).withParam(NvlhProvider.MERGE_LOAD, mergeLoad)
-          : o;
+          : o.withParam(NvdhProvider.TRANSACTIONS, nvdhTransactions ? 1 : 0);
     }
 
     PoolOptions poolOptions() {

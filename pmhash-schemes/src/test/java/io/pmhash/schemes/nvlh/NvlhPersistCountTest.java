@@ -194,4 +194,27 @@ class NvlhPersistCountTest {
       assertCost(t, s, 7, -1, "nvdh insert that rehashes");
     }
   }
+
+  /**
+   * The paper's NVDH: a transaction drains once per snapshot, then twice at commit (the changed
+   * ranges, then the generation word that invalidates the log; Tx's persist order).
+   */
+  @Test
+  void nvdhTransactions() throws Exception {
+    try (NvdhTable t = (NvdhTable) create(TableOptions.scheme(NvdhProvider.NAME).withParam(NvdhProvider.TRANSACTIONS, 1))) {
+      PersistenceStats s = stats(t);
+      assertTrue(t.put(1, 10));
+      assertCost(t, s, 4, -1, "transactional nvdh insert: the pair and the state word snapshotted, then the commit");
+      s = stats(t);
+      assertFalse(t.put(1, 11));
+      assertCost(t, s, 3, -1, "transactional nvdh update");
+      s = stats(t);
+      assertEquals(11, t.get(1, -1));
+      assertCost(t, s, 0, 0, "transactional nvdh reads");
+      s = stats(t);
+      assertTrue(t.remove(1));
+      assertCost(t, s, 3, -1, "transactional nvdh delete");
+      assertEquals(0, t.size());
+    }
+  }
 }
