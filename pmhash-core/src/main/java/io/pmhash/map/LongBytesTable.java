@@ -11,8 +11,8 @@ import io.pmhash.map.spi.BytesTable;
  * are compare-and-set loops over the table's atomic {@code putIfAbsent}, {@code replace(k, old,
  * new)} and {@code remove(k, old)}: each result is the value the successful step replaced.
  *
- * <p>Iteration ({@link #scan}) visits the whole table in one part, through {@link
- * LongHashTable#forEach}: the map's iterator buffers a snapshot of all records.
+ * <p>Iteration ({@link #scan}) goes through {@link LongHashTable#scan}: in parts where the
+ * scheme divides its table (the map's iterator then buffers one part at a time), else in one.
  */
 final class LongBytesTable implements BytesTable {
   private static final long A = 0x5A5A_5A5A_5A5A_5A5AL;
@@ -136,8 +136,7 @@ final class LongBytesTable implements BytesTable {
 
   @Override
   public long scan(long from, BytesConsumer action) {
-    table.forEach((k, v) -> action.accept(BuiltinCodecs.toBytes(k, keyWidth), bytes(v)));
-    return 0;
+    return table.scan(from, (k, v) -> action.accept(BuiltinCodecs.toBytes(k, keyWidth), bytes(v)));
   }
 
   @Override

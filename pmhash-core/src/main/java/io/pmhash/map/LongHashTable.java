@@ -90,6 +90,25 @@ public interface LongHashTable extends AutoCloseable {
    */
   void forEach(LongLongConsumer action);
 
+  /**
+   * Visits the records of one part of the table and returns where the next part starts: a
+   * weakly consistent iteration in parts, {@code for (long c = scan(0, a); c != 0; c = scan(c,
+   * a))}, so that an iterator holds one part at a time rather than the whole table. A record
+   * present during the whole iteration is visited exactly once; one inserted or removed
+   * meanwhile may or may not be. Only the first call passes 0.
+   *
+   * <p>The default is one part: {@link #forEach} over the whole table, then 0. Schemes whose
+   * structure divides (Dash-EH: one segment per part) override it.
+   *
+   * @param from the cursor: 0 to start, else a value an earlier call returned
+   * @param action receives each record of the part
+   * @return the next cursor, or 0 when the iteration is complete
+   */
+  default long scan(long from, LongLongConsumer action) {
+    forEach(action);
+    return 0;
+  }
+
   /** @return records divided by the slots the table has now */
   double loadFactor();
 

@@ -594,6 +594,94 @@ public final class DashEhTable implements LongHashTable {
     }
   }
 
+  /**
+   * One segment per call: see {@link #scanPart}; the records' key and value words as they are
+   * (inline keys and values).
+   */
+  @Override
+  public long scan(long from, LongLongConsumer action) {
+    long[] words = new long[2 * (NORMAL_BUCKETS + stash) * SLOTS + 1];
+    EpochReclaimer e = epochs;
+    e.enter();
+    long next;
+    int n;
+    try {
+      next = scanPart(from, words);
+      n = (int) words[words.length - 1];
+    } finally {
+      e.exit();
+    }
+    for (int i = 0; i < n; i += 2) {
+      action.accept(words[i], words[i + 1]);
+    }
+    return next;
+  }
+
+  /**
+   * One part of a weakly consistent iteration (the caller is inside the epoch): the segment
+   * covering hash {@code from}; the key and value words of its records of hash {@code >= from}
+   * (unsigned), copied bucket by bucket with the optimistic protocol, kept only if the segment's
+   * shape did not change meanwhile (else the segment is read again). A record present throughout
+   * is in exactly one segment's hash range, and ranges are visited in increasing order, so it is
+   * visited exactly once.
+   *
+   * @param from the cursor: a hash, 0 to start
+   * @param words receives key and value words in pairs; its last element receives their count
+   *     (it needs room for every slot of a segment, plus one)
+   * @return the end of the segment's hash range (the next cursor), 0 after the last segment
+   */
+  long scanPart(long from, long[] words) {
+    int buckets = NORMAL_BUCKETS + stash;
+    for (;;) {
+      MemorySegment m = pool.memory();
+      long seg = locate(m, from);
+      if (seg < 0) {
+        continue;
+      }
+      long shape = shapeAcquire(m, seg);
+      if (!covers(shape, from)) {
+        continue;
+      }
+      int n = 0;
+      for (int i = 0; i < buckets; i++) {
+        n = copyBucket(m, bucket(seg, i), shape, from, words, n);
+      }
+      if (shapeAcquire(m, seg) != shape) {
+        continue;
+      }
+      words[words.length - 1] = n;
+      int d = depthOf(shape);
+      return d == 0 ? 0 : (patternOf(shape) + 1) << (64 - d);
+    }
+  }
+
+  /**
+   * Optimistic copy of a bucket's pairs of hash {@code >= from} that the segment covers (a
+   * segment being split still holds the records it moved until the split completes, and the
+   * shape check in {@link #scanPart} only sees a split that changed the shape); never writes.
+   */
+  private int copyBucket(MemorySegment m, long b, long shape, long from, long[] words, int start) {
+    for (;;) {
+      int v = VersionLock.snapshotAcquire(m, b + LOCK);
+      if (VersionLock.isLocked(v)) {
+        Thread.onSpinWait();
+        continue;
+      }
+      int n = start;
+      for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
+        int slot = Integer.numberOfTrailingZeros(a);
+        long h = segments.hashAt(m, b, slot);
+        if (covers(shape, h) && Long.compareUnsigned(h, from) >= 0) {
+          words[n++] = key(m, b, slot);
+          words[n++] = value(m, b, slot);
+        }
+      }
+      if (VersionLock.validate(m, b + LOCK, v)) {
+        return n;
+      }
+    }
+  }
+
   /** @return record slots: segments × (64 + stash) × 14 */
   long slots(int segmentCount) {
     return (long) segmentCount * (NORMAL_BUCKETS + stash) * SLOTS;

@@ -263,72 +263,29 @@ final class DashPointerTable implements BytesTable {
   }
 
   /**
-   * One segment per call: the one covering hash {@code from}; its records of hash {@code >=
-   * from} (unsigned), copied bucket by bucket with the optimistic protocol, and kept only if the
-   * segment's shape did not change meanwhile (else the segment is read again). Returns the end
-   * of the segment's hash range, 0 after the last. A record present throughout is in exactly
-   * one range, and ranges are visited in increasing order, so it is visited exactly once.
+   * One segment per call ({@link DashEhTable#scanPart}: exactly once for a record present
+   * throughout); the records are read inside the same epoch, so none is freed meanwhile.
    */
   @Override
   public long scan(long from, BytesConsumer action) {
-    int buckets = NORMAL_BUCKETS + table.stash;
-    long[] recs = new long[buckets * SLOTS];
+    long[] words = new long[2 * (NORMAL_BUCKETS + table.stash) * SLOTS + 1];
     EpochReclaimer e = table.epochs;
     e.enter();
     try {
-      for (;;) {
-        MemorySegment m = pool.memory();
-        long seg = table.locate(m, from);
-        if (seg < 0) {
-          continue;
+      long next = table.scanPart(from, words);
+      int n = (int) words[words.length - 1];
+      MemorySegment now = pool.memory();
+      for (int i = 0; i < n; i += 2) {
+        byte[] key = OutOfLineRecord.key(now, words[i]);
+        byte[] value = OutOfLineRecord.value(now, words[i]);
+        if (key == null || value == null) {
+          throw new IllegalStateException("dash-eh: record at " + words[i] + " lies beyond the pool's end: the pool is damaged");
         }
-        long shape = shapeAcquire(m, seg);
-        if (!covers(shape, from)) {
-          continue;
-        }
-        int n = 0;
-        for (int i = 0; i < buckets; i++) {
-          n = copyBucket(m, bucket(seg, i), shape, from, recs, n);
-        }
-        if (shapeAcquire(m, seg) != shape) {
-          continue;
-        }
-        MemorySegment now = pool.memory();
-        for (int i = 0; i < n; i++) {
-          byte[] key = OutOfLineRecord.key(now, recs[i]);
-          byte[] value = OutOfLineRecord.value(now, recs[i]);
-          if (key == null || value == null) {
-            throw new IllegalStateException("dash-eh: record at " + recs[i] + " lies beyond the pool's end: the pool is damaged");
-          }
-          action.accept(key, value);
-        }
-        int d = depthOf(shape);
-        return d == 0 ? 0 : (patternOf(shape) + 1) << (64 - d);
+        action.accept(key, value);
       }
+      return next;
     } finally {
       e.exit();
-    }
-  }
-
-  /** Optimistic copy of a bucket's covered record offsets of hash {@code >= from}; never writes. */
-  private static int copyBucket(MemorySegment m, long b, long shape, long from, long[] recs, int start) {
-    for (;;) {
-      int v = VersionLock.snapshotAcquire(m, b + LOCK);
-      if (VersionLock.isLocked(v)) {
-        Thread.onSpinWait();
-        continue;
-      }
-      int n = start;
-      for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
-        int slot = Integer.numberOfTrailingZeros(a);
-        long h = DashBucket.value(m, b, slot);
-        if (covers(shape, h) && Long.compareUnsigned(h, from) >= 0) {
-          recs[n++] = DashBucket.key(m, b, slot);
-        }
-      }
-      if (VersionLock.validate(m, b + LOCK, v)) {
-        return n;
-      }
     }
   }
 
