@@ -1,5 +1,6 @@
 package io.pmhash.core;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -59,6 +60,37 @@ class NativeShimTest {
       long before = p.persistence().stats().linesFlushed();
       p.persistence().persist(p.heapOffset(), 4096);
       assertEquals(64, p.persistence().stats().linesFlushed() - before);
+    }
+  }
+
+  /**
+   * The packaged library is loaded from an in-memory file on Linux (nothing left in the
+   * temporary folder by a killed JVM) and from a temporary file where that is refused; both
+   * hold the packaged bytes and both bind.
+   */
+  @Test
+  void packagedLibraryLoadsFromAnInMemoryFileOrATemporaryFile() throws Exception {
+    byte[] packaged;
+    try (var in = NativeShim.class.getResourceAsStream(NativeShimAccess.resource())) {
+      if (in == null) {
+        assertFalse(Boolean.parseBoolean(System.getProperty("pmhash.native.required", "false")), "the shim is required but not packaged");
+        return;
+      }
+      packaged = in.readAllBytes();
+    }
+    Path memory = NativeShimAccess.inMemoryFile(packaged);
+    assertNotNull(memory, "memfd_create is in every Linux since 3.17");
+    assertTrue(memory.toString().startsWith("/proc/self/fd/"), memory.toString());
+    assertArrayEquals(packaged, Files.readAllBytes(memory));
+    assertNotNull(NativeShimAccess.bind(memory));
+    assertEquals(memory.getParent(), NativeShimAccess.extract(NativeShimAccess.resource()).getParent(), "the default is the in-memory file");
+
+    Path temporary = NativeShimAccess.temporaryFile(packaged);
+    try {
+      assertArrayEquals(packaged, Files.readAllBytes(temporary));
+      assertNotNull(NativeShimAccess.bind(temporary));
+    } finally {
+      Files.deleteIfExists(temporary);
     }
   }
 

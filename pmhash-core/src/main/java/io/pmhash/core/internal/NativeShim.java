@@ -1,5 +1,6 @@
 package io.pmhash.core.internal;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -12,7 +13,6 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
@@ -22,7 +22,8 @@ import java.util.Locale;
  * {@code MemorySegment.force} path.
  *
  * <p>The library is packaged in the pmhash-core jar at {@code /native/<os>-<arch>/libpmhash.so}
- * and copied to a temporary file to be loaded. {@code -Dpmhash.native.path=FILE} loads another
+ * and loaded from an in-memory file (Linux {@code memfd_create}; a temporary file elsewhere or
+ * with {@code -Dpmhash.native.tempfile=true}). {@code -Dpmhash.native.path=FILE} loads another
  * build instead; {@code -Dpmhash.native.disable=true} skips the native path altogether.
  *
  * <p>Downcalls are bound with {@link Linker.Option#critical(boolean) critical(false)}: the C
@@ -54,6 +55,9 @@ public final class NativeShim {
 
   /** ABI version this binding expects ({@code PMHASH_ABI_VERSION}). */
   static final int ABI_VERSION = 2;
+
+  /** {@code MFD_CLOEXEC} from linux/memfd.h. */
+  private static final int MFD_CLOEXEC = 1;
 
   private static final System.Logger LOG = System.getLogger("io.pmhash.native");
   private static final Binding BINDING;
@@ -224,22 +228,71 @@ public final class NativeShim {
   }
 
   /**
-   * Copies a packaged library to a temporary file (deleted at exit).
+   * Makes a packaged library loadable: on Linux an anonymous in-memory file ({@code
+   * memfd_create}, reached as {@code /proc/self/fd/N}), else a temporary file deleted at exit.
+   *
+   * <p>The in-memory file is the default because it costs a few milliseconds where a temporary
+   * file costs 30-40 (seeding {@code SecureRandom} for its name), leaves nothing behind when the
+   * JVM is killed ({@code deleteOnExit} never runs then), and works where the temporary folder is
+   * mounted {@code noexec}. Its descriptor stays open for the life of the process (close-on-exec).
+   * Where {@code memfd_create} is missing or refused (an old kernel, {@code vm.memfd_noexec=2}),
+   * the temporary file is used, as {@code -Dpmhash.native.tempfile=true} forces.
    *
    * @param resource the resource path in this module
-   * @return the file
+   * @return a path {@link SymbolLookup#libraryLookup(String, Arena)} can load
    * @throws LoadFailure if the resource is not packaged or cannot be copied
    */
   static Path extract(String resource) throws LoadFailure {
+    byte[] bytes;
     try (InputStream in = NativeShim.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new LoadFailure(
             "no native library for " + platform() + " in the pmhash-core jar (" + resource
                 + "); it is built by native/build.sh when gcc is present on a supported OS/CPU");
       }
+      bytes = in.readAllBytes();
+    } catch (IOException e) {
+      throw new LoadFailure("cannot read " + resource, e);
+    }
+    Path inMemory = Boolean.getBoolean("pmhash.native.tempfile") ? null : inMemoryFile(bytes);
+    return inMemory != null ? inMemory : temporaryFile(bytes, resource);
+  }
+
+  /** The library's bytes in a memfd, or null where Linux's memfd_create is not there or refuses. */
+  static Path inMemoryFile(byte[] bytes) {
+    if (!platform().startsWith("linux-")) {
+      return null;
+    }
+    Linker linker = Linker.nativeLinker();
+    var symbol = linker.defaultLookup().find("memfd_create");
+    if (symbol.isEmpty()) {
+      return null;
+    }
+    MethodHandle memfdCreate = linker.downcallHandle(symbol.get(), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    int fd;
+    try (Arena arena = Arena.ofConfined()) {
+      fd = (int) memfdCreate.invokeExact(arena.allocateFrom("libpmhash"), MFD_CLOEXEC);
+    } catch (Throwable t) {
+      return null;
+    }
+    if (fd < 0) {
+      return null;
+    }
+    Path file = Path.of("/proc/self/fd/" + fd);
+    try {
+      Files.write(file, bytes);
+      return file;
+    } catch (IOException e) {
+      return null; // the descriptor stays open (one, close-on-exec); the temporary file is used
+    }
+  }
+
+  /** The library's bytes in a temporary file deleted at exit. */
+  static Path temporaryFile(byte[] bytes, String resource) throws LoadFailure {
+    try {
       Path file = Files.createTempFile("libpmhash-", ".so");
       file.toFile().deleteOnExit();
-      Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+      Files.write(file, bytes);
       return file;
     } catch (IOException e) {
       throw new LoadFailure("cannot copy " + resource + " to a temporary file", e);
@@ -256,7 +309,9 @@ public final class NativeShim {
   static Binding bind(Path library) throws LoadFailure {
     SymbolLookup lookup;
     try {
-      lookup = SymbolLookup.libraryLookup(library, Arena.global());
+      // The name form goes to dlopen as it is; the Path form resolves the real path first,
+      // which for an in-memory file (/proc/self/fd/N) names no file.
+      lookup = SymbolLookup.libraryLookup(library.toAbsolutePath().toString(), Arena.global());
     } catch (IllegalArgumentException | IllegalCallerException e) {
       throw new LoadFailure("cannot load " + library, e);
     }

@@ -13,4 +13,16 @@ public final class NativeShimAccess {
   public static Path extract(String resource) throws Exception {
     return NativeShim.extract(resource);
   }
+
+  public static Path inMemoryFile(byte[] bytes) {
+    return NativeShim.inMemoryFile(bytes);
+  }
+
+  public static Path temporaryFile(byte[] bytes) throws Exception {
+    return NativeShim.temporaryFile(bytes, "test bytes");
+  }
+
+  public static String resource() {
+    return "/native/" + NativeShim.platform() + "/libpmhash.so";
+  }
 }
