@@ -3,8 +3,8 @@
  * benchmarks are built into {@code pmhash-jmh/target/benchmarks.jar}, a shaded jar
  * that runs on the class path: {@code java -jar benchmarks.jar -h}.
  */
-// jmh.core and the JVM's alternatives have no module descriptors, only names (mapdb and
-// rocksdbjni only their file names).
+// jmh.core and the JVM's alternatives have no module descriptors, only names (mapdb,
+// rocksdbjni and llpl only their file names).
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module io.pmhash.jmh {
   requires io.pmhash.schemes;
@@ -12,6 +12,7 @@ module io.pmhash.jmh {
   requires chronicle.map;
   requires mapdb;
   requires rocksdbjni;
+  requires llpl; // LlplHeapBenchmark's bare llpl table
   requires java.desktop; // the charts: java.awt and ImageIO, headless
 
   exports io.pmhash.jmh.workload;

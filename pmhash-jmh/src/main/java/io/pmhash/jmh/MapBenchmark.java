@@ -33,7 +33,8 @@ import org.openjdk.jmh.infra.ThreadParams;
  * search, negative search, delete, update, a mixed 20 % insert / 80 % search workload, and a
  * thread group of one updater beside one reader. Subclasses choose the store (a pmhash scheme in
  * {@link TableBenchmark}, the JVM's alternatives in {@link ConcurrentHashMapBenchmark}, {@link
- * ChronicleMapBenchmark}, {@link MapDbBenchmark}, {@link RocksDbBenchmark}); every store runs the
+ * ChronicleMapBenchmark}, {@link MapDbBenchmark}, {@link RocksDbBenchmark}, {@link
+ * LlplHeapBenchmark}); every store runs the
  * same methods over the same keys, those of the workload command ({@link Keys}).
  *
  * <h2>What is measured, and why the table size stays put</h2>

@@ -142,14 +142,16 @@ public final class Charts {
           (`dash-per-op`, `dash-scaling`). Scores are Mops/s summed over threads.
         - **The JVM's alternatives**: `ConcurrentHashMap<Long, Long>` (heap, not persistent), Chronicle Map
           (persisted to a file), MapDB `HTreeMap` (memory-mapped file, transactions off), RocksDB (WAL on,
-          unsynced writes). None of them is crash-consistent in the sense pmhash is, except RocksDB through
-          its WAL.
+          unsynced writes), and a bare llpl heap table (`LlplHeapBenchmark`: open addressing in one PMDK
+          block, the key persisted as the commit, 1,024 locked stripes, sized at create, no growth; what a
+          JVM user would write on llpl without pmhash; run with `PMEM_IS_PMEM_FORCE=1`, as `run.sh`
+          does). None of them is crash-consistent in the sense pmhash is, except RocksDB through its WAL and
+          the llpl table for single-key operations.
         - **Experiments**: the Dash paper's (§6.3, §6.4, Fig. 11, 12, 14, Table 1) scaled to 2 cores;
           a crash image is a copy of the pool file taken while the table is open.
 
         ## Not here yet
 
-        - A bare llpl-heap table: it needs libpmemobj (issue 7); not built.
         - 16-byte keys (pointer mode): `PmHashMap` is not in this build; the benchmarks use 8-byte keys.
         - `PMEM` durability: this machine has no DAX mount; `TableBenchmark` reports such trials as
           SKIPPED at setup.
