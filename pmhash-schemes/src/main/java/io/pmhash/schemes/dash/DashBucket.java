@@ -3,6 +3,7 @@ package io.pmhash.schemes.dash;
 import static io.pmhash.schemes.dash.DashLayout.*;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.core.hash.ByteMatch;
 import io.pmhash.map.spi.OutOfLineRecord;
 import java.lang.foreign.MemorySegment;
 
@@ -19,10 +20,6 @@ import java.lang.foreign.MemorySegment;
  */
 final class DashBucket {
   private DashBucket() {}
-
-  private static final long ONES = 0x0101010101010101L;
-  private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
-  private static final long GATHER = 0x0102040810204080L;
 
   // ---------------------------------------------------------------- bitmap
 
@@ -80,22 +77,16 @@ final class DashBucket {
 
   /**
    * Fingerprint probing (Dash §4.2): the slots whose fingerprint equals {@code fp}, allocated or
-   * not, by a SWAR compare of the 16 fingerprint bytes at 8..23 (two u64 loads).
+   * not, by a SWAR compare ({@link ByteMatch}) of the 16 fingerprint bytes at 8..23 (two u64
+   * loads).
    *
    * @return a 14-bit slot mask
    */
   static int matches(MemorySegment m, long b, int fp) {
-    long pattern = (fp & 0xFFL) * ONES;
-    long lo = (long) LONG.get(m, b + FP) ^ pattern;
-    long hi = (long) LONG.get(m, b + FP + 8) ^ pattern;
-    return (zeroBytes(lo) | zeroBytes(hi) << 8) & SLOT_MASK;
-  }
-
-  /** @return bit i set iff byte i of {@code x} is zero (exact, no borrow false positives) */
-  static int zeroBytes(long x) {
-    long t = (x & LOW7) + LOW7;
-    t = ~(t | x | LOW7);
-    return (int) (((t >>> 7) * GATHER) >>> 56);
+    long pattern = ByteMatch.broadcast(fp);
+    int lo = ByteMatch.match((long) LONG.get(m, b + FP), pattern);
+    int hi = ByteMatch.match((long) LONG.get(m, b + FP + 8), pattern);
+    return (lo | hi << 8) & SLOT_MASK;
   }
 
   static int fingerprint(MemorySegment m, long b, int slot) {

@@ -6,7 +6,12 @@ import static io.pmhash.schemes.group.GroupLayout.LONG;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.ByteMatch;
+import io.pmhash.core.hash.Hashing;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
  * One table block as the hot path sees it: its geometry, the addressing of cells and bits, the
@@ -19,17 +24,51 @@ import java.lang.foreign.MemorySegment;
  * The paper's table is single-threaded. Each group has a {@link VersionLock} (Dash §4.4) held by
  * the writer of any cell of the group: a key's cells (its level-1 cell and the level-2 group) all
  * belong to one group, so a writer takes exactly one lock. Readers snapshot the version, read,
- * validate and retry; they never write. The locks live in DRAM, 8 bytes each (128 KiB for the 16 Ki
- * groups of a 128 MiB table: they stay in cache), not in the table block: nothing in the
+ * validate and retry; they never write (but for building a group's fingerprints, below). The
+ * locks live in DRAM, 8 bytes each (128 KiB for the 16 Ki groups of a 128 MiB table: they stay in
+ * cache), not in the table block: nothing in the
  * persistent image needs resetting after a crash, and the layout stays the paper's. Eight groups
  * share a cache line of locks; with random keys two threads rarely touch neighbouring groups at
  * once, and a writer's CAS costs a neighbour's reader a cache miss, never a retry. A table replaced by an expansion or
  * shrink keeps every lock held forever: a thread that finds a lock held and the table replaced
  * starts again on the new one.
+ *
+ * <h2>DRAM fingerprints (an extension of the paper)</h2>
+ *
+ * Algorithm 2 compares the key of every occupied cell of the level-2 group in order: at load
+ * factor 0.75 a group holds about 185 records (47 cache lines), and a search for a key in level 2
+ * reads half of them, a miss or an insert's absence check all of them. Here each cell also has a
+ * one-byte fingerprint in DRAM ({@link #fps}: byte {@code c} for cell {@code c}, 2N bytes, 1/16
+ * of the cells' size), taken from the low 8 bits of the key's hash (the home cell uses the top
+ * bits), 0 meaning "free" (a hash whose low byte is 0 gets fingerprint 1). A lookup reads the
+ * home cell's fingerprint instead of its persistent bitmap word, and scans the level-2 group's G
+ * fingerprint bytes eight at a time ({@link ByteMatch}: G/64 cache lines, 4 for G = 256), comparing
+ * keys only where the fingerprint matches (a false match for one occupied cell in 255). The
+ * fingerprints are not persistent and not part of the format; they are rebuilt from the cells
+ * after every open. After a crash the scan of Algorithm 4, which reads every cell anyway, builds
+ * them all ({@link GroupRecovery}). After a clean shutdown the open stays O(1): each group is
+ * built when an operation first touches it ({@link #built}, {@link #buildFingerprints}), under the
+ * group's lock — the only case in which a reader takes a lock — from its bits and its occupied
+ * cells' keys; the scan the open saves is paid one group at a time.
+ *
+ * <p>Consistency: a cell's fingerprint is written only by the holder of its group's lock — set
+ * before the pair and the commit bit of an insert, cleared with the bit of a delete — so, under the
+ * lock, fingerprint != 0 exactly when the cell's bit is 1 and then it is the fingerprint of the
+ * cell's key ({@code GroupInvariants} checks it after every test). Optimistic readers may see a
+ * writer's fingerprint before or after its pair; their version validation fails whenever a
+ * writer held the lock meanwhile, so they retry, as they do for the pairs.
  */
 final class GroupCells {
-  /** Bytes per lock: a 4-byte VersionLock word in an 8-byte slot, eight groups to a cache line. */
+  /**
+   * Bytes per lock slot, eight groups to a cache line: the 4-byte VersionLock word, then the
+   * group's "fingerprints built" flag (bytes 4..7).
+   */
   private static final int LOCK_STRIDE_BYTES = 8;
+  /** A byte of {@link #fps}. */
+  private static final VarHandle FP = ValueLayout.JAVA_BYTE.varHandle().withInvokeExactBehavior();
+  /** The "fingerprints built" flag of a group: bytes 4..7 of its lock slot. */
+  private static final VarHandle BUILT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
+  private static final long BUILT_OFFSET = 4;
 
   /** Offset of the table block. */
   final long base;
@@ -47,8 +86,19 @@ final class GroupCells {
   final long level1;
   /** The group locks, in DRAM. */
   final MemorySegment locks;
+  /** The fingerprints, in DRAM: byte {@code c} for cell {@code c}, 0 when the cell is free. */
+  final MemorySegment fps;
 
+  /** A table whose fingerprints are all built: a new one (all cells free) or one being rehashed into. */
   GroupCells(long base, long cells, int groupSize) {
+    this(base, cells, groupSize, true);
+  }
+
+  /**
+   * @param built whether every group's fingerprints are (or, for a table nobody sees yet, will be)
+   *     built before the table is used; false after a clean open: each group is built on first use
+   */
+  GroupCells(long base, long cells, int groupSize, boolean built) {
     this.base = base;
     this.cells = cells;
     this.cellBits = Long.numberOfTrailingZeros(cells);
@@ -57,6 +107,68 @@ final class GroupCells {
     this.bitmaps = base + GroupLayout.BITMAPS;
     this.level1 = base + GroupLayout.level1(cells);
     this.locks = MemorySegment.ofArray(new long[Math.toIntExact(groups * (LOCK_STRIDE_BYTES / 8))]);
+    // zeroed (every cell free) until GroupRecovery or GroupResize fills it; freed with this table
+    this.fps = Arena.ofAuto().allocate(2 * cells, 64);
+    if (built) {
+      markAllBuilt();
+    }
+  }
+
+  /**
+   * The fingerprint of a key.
+   *
+   * @param h the key's hash
+   * @return its low 8 bits, 1 instead of 0 (0 marks a free cell): 1..255
+   */
+  static int fingerprint(long h) {
+    int f = (int) h & 0xFF;
+    return f | (f - 1) >>> 31;
+  }
+
+  /** @return the fingerprint of cell {@code c}, 0 if it is free */
+  int fp(long c) {
+    return (byte) FP.get(fps, c) & 0xFF;
+  }
+
+  /** Sets cell {@code c}'s fingerprint (under the group lock, or on a table nobody else sees). */
+  void setFp(long c, int fp) {
+    FP.set(fps, c, (byte) fp);
+  }
+
+  /**
+   * Whether group {@code g}'s fingerprints are built. Once true, true for the life of this table.
+   * The flag shares its group's lock slot (bytes 4..7), so it costs no cache line of its own.
+   */
+  boolean built(long g) {
+    return (int) BUILT.getAcquire(locks, lockOffset(g) + BUILT_OFFSET) != 0;
+  }
+
+  /**
+   * Builds group {@code g}'s fingerprints from its bits and the keys of its occupied cells (both
+   * levels), then marks it built. Under the group lock: the first operation on a group after a
+   * clean open ({@link GroupTable}).
+   */
+  void buildFingerprints(MemorySegment m, long g) {
+    int words = groupSize() >>> 6;
+    for (int level = 0; level < 2; level++) {
+      long first = level == 0 ? g << groupBits : level2First(g);
+      for (int w = 0; w < words; w++) {
+        long at = first + 64L * w;
+        for (long bits = (long) LONG.get(m, bitmapWord(at)); bits != 0; bits &= bits - 1) {
+          long c = at + Long.numberOfTrailingZeros(bits);
+          setFp(c, fingerprint(Hashing.hash(key(m, c))));
+        }
+      }
+    }
+    // the fingerprints are visible before the flag that says they are built
+    BUILT.setRelease(locks, lockOffset(g) + BUILT_OFFSET, 1);
+  }
+
+  /** Marks every group built: its fingerprints were (or will be) set before anyone reads the table. */
+  void markAllBuilt() {
+    for (long g = 0; g < groups; g++) {
+      BUILT.set(locks, lockOffset(g) + BUILT_OFFSET, 1);
+    }
   }
 
   /** @return G */
@@ -110,31 +222,36 @@ final class GroupCells {
   // ------------------------------------------------------------------ Algorithms 1–3
 
   /**
-   * Finds a key (Algorithm 2): its level-1 cell, then the occupied cells of its level-2 group,
-   * comparing only cells whose bit is set.
+   * Finds a key (Algorithm 2): its level-1 cell, then the cells of its level-2 group whose
+   * fingerprint matches. The home cell's key is loaded before its fingerprint is tested, so that
+   * the two loads (and their cache misses) overlap.
    *
    * @param home the key's level-1 cell
+   * @param fp the key's {@link #fingerprint}
    * @return the cell number, or -1
    */
-  long find(MemorySegment m, long key, long home) {
-    if (((long) LONG.getAcquire(m, bitmapWord(home)) & 1L << home) != 0 && (long) LONG.get(m, pair(home)) == key) {
+  long find(MemorySegment m, long key, long home, int fp) {
+    long k = (long) LONG.get(m, pair(home));
+    if (fp(home) == fp && k == key) {
       return home;
     }
-    return findLevel2(m, key, groupOf(home));
+    return findLevel2(m, key, groupOf(home), fp);
   }
 
-  private long findLevel2(MemorySegment m, long key, long g) {
-    long words = level2Bits(g);
+  private long findLevel2(MemorySegment m, long key, long g, int fp) {
     long first = level2First(g);
-    int n = 1 << (groupBits - 6);
-    for (int w = 0; w < n; w++) {
-      long bits = (long) LONG.getAcquire(m, words + 8L * w);
-      while (bits != 0) {
-        long c = first + 64L * w + Long.numberOfTrailingZeros(bits);
+    long pattern = ByteMatch.broadcast(fp);
+    MemorySegment f = fps;
+    int words = 1 << (groupBits - 3);
+    for (int w = 0; w < words; w++) {
+      long at = first + 8L * w;
+      long hits = ByteMatch.matchFlags((long) LONG.get(f, at), pattern);
+      while (hits != 0) {
+        long c = at + (Long.numberOfTrailingZeros(hits) >>> 3);
         if ((long) LONG.get(m, pair(c)) == key) {
           return c;
         }
-        bits &= bits - 1;
+        hits &= hits - 1;
       }
     }
     return -1;
@@ -142,21 +259,23 @@ final class GroupCells {
 
   /**
    * A free cell for a new key (Algorithm 1): its level-1 cell if free, else the first free cell of
-   * its level-2 group. Under the group lock.
+   * its level-2 group, found by the fingerprints (0 = free; under the lock they agree with the
+   * bits). Under the group lock, or on a table nobody else sees.
    *
    * @return the cell number, or -1 if the group is full
    */
-  long freeCell(MemorySegment m, long home) {
-    if (((long) LONG.get(m, bitmapWord(home)) & 1L << home) == 0) {
+  long freeCell(long home) {
+    if (fp(home) == 0) {
       return home;
     }
-    long g = groupOf(home);
-    long words = level2Bits(g);
-    int n = 1 << (groupBits - 6);
-    for (int w = 0; w < n; w++) {
-      long free = ~(long) LONG.get(m, words + 8L * w);
+    long first = level2First(groupOf(home));
+    MemorySegment f = fps;
+    int words = 1 << (groupBits - 3);
+    for (int w = 0; w < words; w++) {
+      long at = first + 8L * w;
+      long free = ByteMatch.zeroByteFlags((long) LONG.get(f, at));
       if (free != 0) {
-        return level2First(g) + 64L * w + Long.numberOfTrailingZeros(free);
+        return at + (Long.numberOfTrailingZeros(free) >>> 3);
       }
     }
     return -1;
@@ -173,9 +292,11 @@ final class GroupCells {
   }
 
   /**
-   * Algorithm 1 lines 4–9 on a free cell, under the group lock: the pair, then the bit.
+   * Algorithm 1 lines 4–9 on a free cell, under the group lock: the fingerprint (DRAM), the pair,
+   * then the bit.
    */
-  void insert(MemorySegment m, Persistence p, long c, long key, long value) {
+  void insert(MemorySegment m, Persistence p, long c, long key, long value, int fp) {
+    setFp(c, fp);
     long pair = pair(c);
     LONG.set(m, pair, key);
     LONG.set(m, pair + CELL_VALUE, value);
@@ -198,6 +319,7 @@ final class GroupCells {
     // PERSIST(§3.4 Alg. 3 lines 4-5): the cleared bit commits the delete before remove returns
     // (a removed key never comes back); nothing else needs to be durable
     p.persist(w, 8);
+    setFp(c, 0);
     // Alg. 3 lines 6-7 without their persist: the pair of a cell whose bit is 0 is never read, and
     // recovery (Alg. 4) clears whatever of it is still durable
     long pair = pair(c);

@@ -12,6 +12,7 @@ import static io.pmhash.schemes.group.GroupLayout.MAGIC;
 
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Pool;
+import io.pmhash.core.hash.Hashing;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 
@@ -26,7 +27,8 @@ import java.lang.foreign.MemorySegment;
  *       info states (magic, version, G a power of two in range and equal to the pool header's, N a
  *       power of two, G ≤ N); else an {@link UncheckedIOException} wrapping a {@link
  *       CorruptPoolException}. Nothing is written.
- *   <li>After a clean shutdown the count written at close is used: O(1).
+ *   <li>After a clean shutdown the count written at close is used: O(1). The DRAM fingerprints
+ *       ({@link GroupCells}) are built one group at a time, by the first operation on each.
  *   <li>After a crash, {@link #recover} is Algorithm 4: scan the whole table; a cell whose bit is 0
  *       and whose pair is not zero (a delete whose zeroing was not durable, or an insert that
  *       crashed before its bit) is reset to zero; the set bits are counted (a population count per
@@ -34,7 +36,8 @@ import java.lang.foreign.MemorySegment;
  *       nothing persistent that matters, so a crash during recovery is recovered by running it
  *       again. Deviations: the resets are not persisted (Alg. 4 line 7) because no code reads the
  *       pair of a free cell; the count is kept in DRAM and written at the next clean close (Alg. 4
- *       lines 19–20 persist it at once; nothing would read it before then).
+ *       lines 19–20 persist it at once; nothing would read it before then). The same scan sets the
+ *       DRAM fingerprint of every occupied cell.
  * </ol>
  */
 final class GroupRecovery {
@@ -76,10 +79,16 @@ final class GroupRecovery {
     if (!pool.allocator().owned(base) || pool.allocator().blockSize(base) < bytes) {
       throw corrupt(pool, "group: the table block at " + base + " is not an owned block of " + bytes + " bytes");
     }
-    return new GroupCells(base, n, (int) g);
+    return new GroupCells(base, n, (int) g, false);
   }
 
-  /** Algorithm 4. @return the records: the bits set */
+  /**
+   * After a crash: Algorithm 4, and the DRAM fingerprints of every group. One pass over every
+   * bitmap word: a set bit gives its cell's fingerprint, from the key's hash; a clear bit whose
+   * pair is not zero has its pair reset.
+   *
+   * @return the records: the bits set
+   */
   static long recover(Pool pool, GroupCells t) {
     MemorySegment m = pool.memory();
     long count = 0;
@@ -88,11 +97,12 @@ final class GroupRecovery {
       long first = 64 * w;
       long bits = (long) LONG.get(m, t.bitmapWord(first));
       count += Long.bitCount(bits);
-      long free = ~bits;
-      while (free != 0) {
-        long c = first + Long.numberOfTrailingZeros(free);
-        free &= free - 1;
-        long pair = t.pair(c);
+      for (long set = bits; set != 0; set &= set - 1) {
+        long c = first + Long.numberOfTrailingZeros(set);
+        t.setFp(c, GroupCells.fingerprint(Hashing.hash(t.key(m, c))));
+      }
+      for (long free = ~bits; free != 0; free &= free - 1) {
+        long pair = t.pair(first + Long.numberOfTrailingZeros(free));
         if ((long) LONG.get(m, pair) != 0 || (long) LONG.get(m, pair + CELL_VALUE) != 0) {
           // Alg. 4 lines 5-6: reset the pair of a free cell. Not persisted (line 7): no code reads
           // the pair of a cell whose bit is 0, so its durable content does not matter
@@ -101,6 +111,7 @@ final class GroupRecovery {
         }
       }
     }
+    t.markAllBuilt();
     return count;
   }
 }

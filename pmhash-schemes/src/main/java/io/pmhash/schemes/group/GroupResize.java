@@ -124,7 +124,10 @@ final class GroupResize {
     }
   }
 
-  /** Step 3: every record of {@code from} into {@code to} (unpublished: plain stores, no persist). */
+  /**
+   * Step 3: every record of {@code from} into {@code to} (unpublished: plain stores, no persist),
+   * with its DRAM fingerprint: the new table is searchable the moment it is published.
+   */
   private static boolean rehash(MemorySegment m, GroupCells from, GroupCells to) {
     long words = from.capacity() >>> 6;
     for (long w = 0; w < words; w++) {
@@ -134,11 +137,12 @@ final class GroupResize {
         long c = first + Long.numberOfTrailingZeros(bits);
         bits &= bits - 1;
         long key = from.key(m, c);
-        long home = to.home(Hashing.hash(key));
-        long free = to.freeCell(m, home);
+        long h = Hashing.hash(key);
+        long free = to.freeCell(to.home(h));
         if (free < 0) {
           return false;
         }
+        to.setFp(free, GroupCells.fingerprint(h));
         long pair = to.pair(free);
         LONG.set(m, pair, key);
         LONG.set(m, pair + CELL_VALUE, from.value(m, c));

@@ -99,7 +99,9 @@ public final class GroupTable implements LongHashTable {
 
   /**
    * Opens the table of a pool and, after a crash, recovers it (Algorithm 4, {@link
-   * GroupRecovery}).
+   * GroupRecovery}): O(1) after a clean shutdown, O(table size) after a crash. The DRAM
+   * fingerprints ({@link GroupCells}) are rebuilt by the crash scan, or after a clean shutdown one
+   * group at a time by the first operation on it.
    *
    * @param pool the pool
    * @return the table; it expands if the pool header's {@code expand} parameter is 1
@@ -142,23 +144,32 @@ public final class GroupTable implements LongHashTable {
     return read(key, 0, true) != 0;
   }
 
-  /** Algorithm 2 under the group's version lock: snapshot, search, validate, retry; never writes. */
+  /**
+   * Algorithm 2 under the group's version lock: snapshot, search, validate, retry. Writes nothing
+   * persistent; takes a lock only to build a group's DRAM fingerprints, once, after a clean open.
+   */
   private long read(long key, long absent, boolean contains) {
     long h = Hashing.hash(key);
+    int fp = GroupCells.fingerprint(h);
     EpochReclaimer e = epochs;
     e.enter();
     try {
       for (;;) {
         GroupCells t = current;
         long home = t.home(h);
-        long lo = GroupCells.lockOffset(t.groupOf(home));
+        long g = t.groupOf(home);
+        long lo = GroupCells.lockOffset(g);
         int v = VersionLock.snapshotAcquire(t.locks, lo);
         if (VersionLock.isLocked(v)) {
           Thread.onSpinWait();
           continue;
         }
+        if (!t.built(g)) {
+          buildFingerprints(t, g);
+          continue;
+        }
         MemorySegment m = pool.memory();
-        long c = t.find(m, key, home);
+        long c = t.find(m, key, home, fp);
         long value = c < 0 ? absent : t.value(m, c);
         if (VersionLock.validate(t.locks, lo, v)) {
           return contains ? (c < 0 ? 0 : 1) : value;
@@ -166,6 +177,22 @@ public final class GroupTable implements LongHashTable {
       }
     } finally {
       e.exit();
+    }
+  }
+
+  /**
+   * The first operation on a group after a clean open: builds its fingerprints under its lock
+   * (unless the table was replaced meanwhile, or another thread built them first).
+   */
+  private void buildFingerprints(GroupCells t, long g) {
+    if (t.lock(this, g)) {
+      try {
+        if (!t.built(g)) {
+          t.buildFingerprints(pool.memory(), g);
+        }
+      } finally {
+        t.unlock(g);
+      }
     }
   }
 
@@ -193,6 +220,7 @@ public final class GroupTable implements LongHashTable {
 
   private boolean write(int mode, long key, long expected, long value) {
     long h = Hashing.hash(key);
+    int fp = GroupCells.fingerprint(h);
     EpochReclaimer e = epochs;
     e.enter();
     try {
@@ -205,7 +233,10 @@ public final class GroupTable implements LongHashTable {
         }
         try {
           MemorySegment m = pool.memory();
-          long c = t.find(m, key, home);
+          if (!t.built(g)) {
+            t.buildFingerprints(m, g);
+          }
+          long c = t.find(m, key, home, fp);
           if (c >= 0) {
             if (mode == PUT_IF_ABSENT || mode == REPLACE_IF && t.value(m, c) != expected) {
               return false;
@@ -216,9 +247,9 @@ public final class GroupTable implements LongHashTable {
           if (mode == REPLACE || mode == REPLACE_IF) {
             return false;
           }
-          long free = t.freeCell(m, home);
+          long free = t.freeCell(home);
           if (free >= 0) {
-            t.insert(m, persistence, free, key, value);
+            t.insert(m, persistence, free, key, value, fp);
             // Alg. 1 line 8: the count after the bit (in DRAM: see the package documentation)
             addCount(g, 1);
             return true;
@@ -256,6 +287,7 @@ public final class GroupTable implements LongHashTable {
 
   private boolean delete(long key, boolean conditional, long expected) {
     long h = Hashing.hash(key);
+    int fp = GroupCells.fingerprint(h);
     EpochReclaimer e = epochs;
     e.enter();
     GroupCells t;
@@ -268,7 +300,10 @@ public final class GroupTable implements LongHashTable {
         if (t.lock(this, g)) {
           try {
             MemorySegment m = pool.memory();
-            long c = t.find(m, key, home);
+            if (!t.built(g)) {
+              t.buildFingerprints(m, g);
+            }
+            long c = t.find(m, key, home, fp);
             if (c < 0 || conditional && t.value(m, c) != expected) {
               return false;
             }

@@ -9,7 +9,8 @@
  * addresses one level-1 cell (its top log2 N bits). Both levels are divided into groups of G
  * contiguous cells (G = 256 by default, §4.5); level-2 group g holds the keys whose level-1 cell is
  * taken and lies in level-1 group g. A lookup reads one level-1 cell and at most one level-2
- * group. Each cell has a bit, packed per group into u64 bitmap words.
+ * group (its cells whose DRAM fingerprint matches: an extension, below). Each cell has a bit,
+ * packed per group into u64 bitmap words.
  *
  * <h2>Assumptions and guarantees</h2>
  *
@@ -55,7 +56,8 @@
  *
  * <ul>
  *   <li>Thread safety: a {@link io.pmhash.core.concurrent.VersionLock} per group (in DRAM), taken by
- *       writers; readers are optimistic (snapshot, read, validate, retry) and never write. The
+ *       writers; readers are optimistic (snapshot, read, validate, retry) and never write
+ *       (but for building a group's DRAM fingerprints once after a clean open). The
  *       paper's table is single-threaded.
  *   <li>Expansion when a group is full (the paper: "the capacity of the hash table needs to be
  *       expanded", no more) and shrink below 1/8 load: a new table, a full rehash, one atomic
@@ -70,6 +72,11 @@
  *       line 7), and does not persist the recount (lines 19–20): nothing reads either.
  *   <li>The count (above). The bit is packed per group ({@link
  *       io.pmhash.schemes.group.GroupLayout} says why).
+ *   <li>DRAM fingerprints: one byte per cell, from the key's hash, not persistent and not part of
+ *       the format ({@link io.pmhash.schemes.group.GroupCells}). Lookups compare keys only where
+ *       the fingerprint matches, scanning a level-2 group's G fingerprint bytes eight at a time
+ *       instead of its occupied cells. Rebuilt after a crash by Algorithm 4's scan; after a clean
+ *       shutdown the open stays O(1) and each group is built by the first operation on it.
  * </ul>
  */
 package io.pmhash.schemes.group;

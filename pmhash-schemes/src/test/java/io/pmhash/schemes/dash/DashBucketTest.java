@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** The bucket flyweight: SWAR fingerprint probing and bitmap bookkeeping. */
+/** The bucket flyweight: SWAR fingerprint probing (the byte match itself: {@code ByteMatchTest} in core) and bitmap bookkeeping. */
 class DashBucketTest {
   @Test
   void swarMatchesEqualsAByteLoop() {
@@ -29,14 +29,6 @@ class DashBucketTest {
         assertEquals(expected, DashBucket.matches(m, 0, fp), "round " + round);
       }
     }
-  }
-
-  @Test
-  void zeroBytesHasNoBorrowFalsePositives() {
-    assertEquals(0b1000_0001, DashBucket.zeroBytes(0x0001_0101_0101_0100L));
-    assertEquals(0xFF, DashBucket.zeroBytes(0));
-    assertEquals(0, DashBucket.zeroBytes(-1L));
-    assertEquals(0b10, DashBucket.zeroBytes(0x0101_0101_0101_0001L));
   }
 
   @Test

@@ -14,7 +14,8 @@ import java.util.Set;
  * its global info states its geometry, every record sits in its level-1 cell or in the level-2
  * group of that cell's group, no key twice, {@code size()} equals a scan, every free cell is zero
  * when {@code freeCellsZero} (after recovery, which resets them, and on tables with no deletes),
- * and exactly one block is owned (no leaked table).
+ * the DRAM fingerprints agree with the cells ({@link #fingerprints}), and exactly one block is
+ * owned (no leaked table).
  */
 final class GroupInvariants {
   private GroupInvariants() {}
@@ -48,7 +49,43 @@ final class GroupInvariants {
       assertTrue(keys.add(key), at + ": key " + key + " twice");
     }
     assertEquals(n, t.size(), at + ": size equals a scan");
+    fingerprints(t, at);
     assertEquals(1, ownedBlocks(pool), at + ": owned blocks (the table block only)");
+  }
+
+  /**
+   * The DRAM fingerprints of a quiescent table agree with its cells: in a group whose fingerprints
+   * are built, a cell whose bit is 0 has fingerprint 0 and a cell whose bit is 1 the fingerprint
+   * of its key's hash (never 0); in a group not built yet (after a clean open) every fingerprint
+   * is 0.
+   *
+   * @return the number of occupied cells
+   */
+  static long fingerprints(GroupTable t, String at) {
+    GroupCells c = t.current;
+    MemorySegment m = t.pool.memory();
+    long n = 0;
+    for (long cell = 0; cell < c.capacity(); cell++) {
+      boolean set = ((long) GroupLayout.LONG.get(m, c.bitmapWord(cell)) & 1L << cell) != 0;
+      boolean built = c.built(c.groupOf(cell & (c.cells - 1)));
+      int expected = set && built ? GroupCells.fingerprint(Hashing.hash(c.key(m, cell))) : 0;
+      if (c.fp(cell) != expected) {
+        assertEquals(expected, c.fp(cell), at + ": fingerprint of " + (set ? "occupied" : "free") + " cell " + cell + " of a "
+            + (built ? "built" : "not yet built") + " group");
+      }
+      n += set ? 1 : 0;
+    }
+    return n;
+  }
+
+  /** @return the groups whose fingerprints are built */
+  static long builtGroups(GroupTable t) {
+    GroupCells c = t.current;
+    long n = 0;
+    for (long g = 0; g < c.groups; g++) {
+      n += c.built(g) ? 1 : 0;
+    }
+    return n;
   }
 
   static long ownedBlocks(Pool pool) {

@@ -39,7 +39,7 @@ class GroupPersistCountTest {
   /** @return the cell number holding a key (level 2 if at least N) */
   private static long cellOf(GroupTable t, long key) {
     GroupCells c = t.current;
-    return c.find(t.pool().memory(), key, c.home(Hashing.hash(key)));
+    return c.find(t.pool().memory(), key, c.home(Hashing.hash(key)), GroupCells.fingerprint(Hashing.hash(key)));
   }
 
   @Test

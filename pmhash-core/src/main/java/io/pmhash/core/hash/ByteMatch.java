@@ -1,0 +1,90 @@
+package io.pmhash.core.hash;
+
+/**
+ * SWAR ("SIMD within a register") byte matching: which of the eight bytes of a {@code long} equal
+ * a given byte, with a handful of ALU instructions and no branch. The fingerprint probes of the
+ * schemes use it: Dash's bucket (Dash §4.2, 14 one-byte fingerprints per bucket) and group
+ * hashing's DRAM fingerprints (one byte per cell, compared eight at a time).
+ *
+ * <p>The test for a zero byte is the exact form (Hacker's Delight §6-1, "find leftmost 0-byte"):
+ *
+ * <pre>
+ *   t = (x &amp; 0x7F..7F) + 0x7F..7F     // bit 7 of a byte set iff its low 7 bits are not all 0
+ *   t = ~(t | x | 0x7F..7F)             // bit 7 of a byte set iff the whole byte is 0
+ * </pre>
+ *
+ * The additions never carry from one byte into the next (each byte's sum is at most 0xFE), so a
+ * byte is reported if and only if it is zero: unlike the shorter {@code (x - 0x01..01) & ~x &
+ * 0x80..80}, a zero byte never makes its neighbour look zero (no borrow false positives). Bytes
+ * are numbered in little-endian order: byte {@code i} of {@code x} is {@code (x >>> 8 i) & 0xFF},
+ * the byte at offset {@code i} of a little-endian load.
+ *
+ * <p>Two result forms: {@link #zeroBytes(long)} gathers the eight flags into an 8-bit mask (bit
+ * {@code i} for byte {@code i}; one multiply more), for callers that combine several words into
+ * one mask; {@link #zeroByteFlags(long)} leaves them in place (bit {@code 8 i + 7} for byte
+ * {@code i}), for callers that walk the matches with {@link Long#numberOfTrailingZeros} and need
+ * the byte index, {@code ntz >>> 3}.
+ */
+public final class ByteMatch {
+  private ByteMatch() {}
+
+  /** 0x01 in every byte: {@code b * ONES} repeats byte {@code b} eight times. */
+  private static final long ONES = 0x0101010101010101L;
+  /** 0x7F in every byte. */
+  private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
+  /** Moves bit 8i of a word of 0/1 bytes to bit 56 + i: the gather of {@link #zeroBytes}. */
+  private static final long GATHER = 0x0102040810204080L;
+
+  /**
+   * The pattern to match against: byte {@code b} in all eight bytes.
+   *
+   * @param b the byte, its low 8 bits are used
+   * @return {@code b} repeated eight times
+   */
+  public static long broadcast(int b) {
+    return (b & 0xFFL) * ONES;
+  }
+
+  /**
+   * The zero bytes of a word, flagged in place.
+   *
+   * @param x the word
+   * @return bit {@code 8 i + 7} set iff byte {@code i} of {@code x} is zero; every other bit clear
+   */
+  public static long zeroByteFlags(long x) {
+    long t = (x & LOW7) + LOW7;
+    return ~(t | x | LOW7);
+  }
+
+  /**
+   * The zero bytes of a word, gathered.
+   *
+   * @param x the word
+   * @return bit {@code i} (0..7) set iff byte {@code i} of {@code x} is zero
+   */
+  public static int zeroBytes(long x) {
+    return (int) (((zeroByteFlags(x) >>> 7) * GATHER) >>> 56);
+  }
+
+  /**
+   * The bytes of {@code word} equal to the byte of {@code pattern}, flagged in place.
+   *
+   * @param word eight bytes to compare
+   * @param pattern {@link #broadcast} of the byte sought
+   * @return bit {@code 8 i + 7} set iff byte {@code i} of {@code word} matches
+   */
+  public static long matchFlags(long word, long pattern) {
+    return zeroByteFlags(word ^ pattern);
+  }
+
+  /**
+   * The bytes of {@code word} equal to the byte of {@code pattern}, gathered.
+   *
+   * @param word eight bytes to compare
+   * @param pattern {@link #broadcast} of the byte sought
+   * @return bit {@code i} (0..7) set iff byte {@code i} of {@code word} matches
+   */
+  public static int match(long word, long pattern) {
+    return zeroBytes(word ^ pattern);
+  }
+}
