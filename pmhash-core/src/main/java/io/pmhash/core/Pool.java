@@ -137,7 +137,7 @@ public final class Pool implements AutoCloseable {
     // Pool is final and these constructors only record the reference.
     this.lanes = new Lanes(this);
     this.allocator = new Allocator(this, lanes);
-    this.undoLog = new UndoLog(lanes, allocator);
+    this.undoLog = new UndoLog(lanes, allocator, host == null ? null : host.transactions().orElse(null));
     this.epochs = new EpochReclaimer();
     allocator.useDeferredFree(new EpochDeferredFree(epochs));
   }

@@ -12,6 +12,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * One pmhash pool inside an llpl {@link Heap} (a PMDK libpmemobj pool file):
@@ -37,9 +38,10 @@ import java.nio.file.Path;
  * close a heap: both are read through reflection of its package-private {@code
  * AnyHeap.poolHandle()} and {@code AnyHeap.close()}, pinned to this llpl version.
  *
- * <p>PMDK allocates exactly one block, once, at create; afterwards PMDK's allocator metadata is
- * never written again, and pmhash's own allocator, lanes and logs run inside the block as in a
- * file (see docs/llpl.md for why schemes' blocks are not PMDK allocations).
+ * <p>PMDK allocates exactly one block, once, at create; pmhash's own allocator, lanes and redo
+ * records run inside the block as in a file (see docs/llpl.md for why schemes' blocks are not PMDK
+ * allocations). Transactions are PMDK's ({@link #transactions()}, {@link PmdkTransactions}): their
+ * snapshots live in PMDK's undo log, which PMDK grows into the pool's free space beside the block.
  */
 final class LlplRegion implements PoolBackend.Region {
   /** llpl's size word before a (non-compact) block's payload. */
@@ -58,14 +60,16 @@ final class LlplRegion implements PoolBackend.Region {
   private final long handle;
   private final long address;
   private final long size;
+  private final PmdkTransactions transactions;
   private boolean closed;
 
-  private LlplRegion(Heap heap, Path path, long handle, long address, long size) {
+  private LlplRegion(Heap heap, Path path, long handle, long address, long size, PmdkTransactions transactions) {
     this.heap = heap;
     this.path = path;
     this.handle = handle;
     this.address = address;
     this.size = size;
+    this.transactions = transactions;
   }
 
   /** Creates the PMDK pool, its one block, zeroes the block and links it as the llpl root. */
@@ -142,13 +146,14 @@ final class LlplRegion implements PoolBackend.Region {
   }
 
   private static LlplRegion at(Heap heap, Path path, long handle, long blockSize) throws PoolException {
-    long payload = poolBase(heap) + handle + BLOCK_METADATA;
+    long base = poolBase(heap);
+    long payload = base + handle + BLOCK_METADATA;
     long aligned = (payload + PAGE - 1) & -PAGE;
     long usable = blockSize - (aligned - payload);
     if (usable < PAGE) {
       throw new NotAPoolException(path + ": the llpl root block is " + blockSize + " bytes, too small for a pmhash pool");
     }
-    return new LlplRegion(heap, path, handle, aligned, usable & -PAGE);
+    return new LlplRegion(heap, path, handle, aligned, usable & -PAGE, PmdkTransactions.bind(path, base, aligned));
   }
 
   @Override
@@ -164,6 +169,12 @@ final class LlplRegion implements PoolBackend.Region {
   @Override
   public String describe() {
     return "PMDK pool through llpl 1.2.0, pool block at handle " + handle + ", " + size + " bytes";
+  }
+
+  /** @return PMDK's undo-log transactions over this region ({@link PmdkTransactions}) */
+  @Override
+  public Optional<PoolBackend.Transactions> transactions() {
+    return Optional.of(transactions);
   }
 
   @Override

@@ -9,6 +9,7 @@ import static io.pmhash.core.log.LaneLayout.UNDO_SET_BITS;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.internal.Words;
+import io.pmhash.core.spi.PoolBackend;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -39,6 +40,38 @@ import java.lang.foreign.ValueLayout;
  * A commit costs two or three drains plus one per snapshot. Freed blocks are reused only after
  * a grace period ({@link TxAllocator#retire}).
  *
+ * <h2>In a backend's transactions (the llpl pool: PMDK's undo log)</h2>
+ *
+ * When the pool's region has {@link PoolBackend.Region#transactions() transactions of its own},
+ * the same calls run inside one of them ({@link UndoLog#backendTransactions()}), and the
+ * backend's commit is the one commit point:
+ *
+ * <ol>
+ *   <li>{@link UndoLog#begin()}: the backend's transaction begins on the calling thread.
+ *   <li>{@link #snapshot}: the range goes to the backend's log ({@link
+ *       PoolBackend.Transactions#addRange}, durable before it returns); nothing is written to
+ *       the lane, whose capacity no longer bounds snapshots.
+ *   <li>{@link #alloc} and {@link #free}: as above, an entry in the lane naming the block's
+ *       owned bit. A rollback of the backend's log would restore whole words, and an owned bit
+ *       shares its word with bits other threads set and clear meanwhile, so bits stay in the
+ *       lane, undone one bit at a time.
+ *   <li>{@link #commit}, if there are lane entries: (a) a drain if they are undrained; (b) the
+ *       bits changed and flushed, with every allocated block; (c) one drain: all of it durable
+ *       while the lane's entries are still valid; (d) the lane's generation word is added to the
+ *       backend's transaction and incremented in it. Then, always: (e) the backend commits: it
+ *       makes every snapshotted range and the generation durable, then invalidates its log. That
+ *       is the commit point: a crash before it rolls back the ranges (the backend, when it
+ *       reopens the region) and with them the generation, so the lane's entries are valid again
+ *       and pmhash's recovery undoes the bits; a crash after it finds the new generation, so the
+ *       lane's entries are invalid and the bits stay.
+ * </ol>
+ *
+ * A rollback aborts the backend's transaction (it restores the ranges), then undoes the lane's
+ * entries as above. Such a commit costs pmhash one or two drains when the transaction allocated
+ * or freed and none otherwise, plus what the backend's commit costs (its own flushes, which
+ * {@link Persistence#stats()} does not count). The backend's transaction is the calling thread's:
+ * begin, use and close a {@code Tx} on one thread.
+ *
  * <h2>Rollback</h2>
  *
  * Closing without {@link #commit} (an exception, or a deliberate abort) and recovery at open
@@ -68,6 +101,8 @@ public final class Tx implements AutoCloseable {
   private final Lanes lanes;
   private final Lane lane;
   private final TxAllocator allocator;
+  /** The backend's transactions, or null: snapshots in the lane, the generation store commits. */
+  private final PoolBackend.Transactions backend;
   private final long undoBase;
   private final long[] entryPos;
   private final long[] rangeOff;
@@ -86,11 +121,14 @@ public final class Tx implements AutoCloseable {
   private int allocs;
   private int frees;
   private boolean undrained;
+  /** Transactions begun in this lane: written by the lane's holder only, read by {@link UndoLog#begun()}. */
+  long begun;
 
-  Tx(Lanes lanes, Lane lane, TxAllocator allocator) {
+  Tx(Lanes lanes, Lane lane, TxAllocator allocator, PoolBackend.Transactions backend) {
     this.lanes = lanes;
     this.lane = lane;
     this.allocator = allocator;
+    this.backend = backend;
     this.undoBase = lane.offset + lanes.undoStart;
     int max = lanes.undoBytes / (UNDO_ENTRY_HEADER + 8) + 1;
     this.entryPos = new long[max];
@@ -105,6 +143,10 @@ public final class Tx implements AutoCloseable {
   }
 
   void start() {
+    if (backend != null) {
+      backend.begin(); // (backend 1)
+    }
+    begun++; // lane-exclusive: only this lane's holder writes it
     generation = Words.getAcquire(lanes.pool.memory(), lane.offset + UNDO_GENERATION);
     used = 0;
     entries = 0;
@@ -136,6 +178,11 @@ public final class Tx implements AutoCloseable {
   public void snapshot(long offset, long length) {
     checkActive();
     lanes.checkRange(offset, length, "snapshot range");
+    if (backend != null) {
+      // PERSIST(backend 2): the backend's log holds the old bytes durably when this returns.
+      backend.addRange(offset, length);
+      return;
+    }
     long need = LaneLayout.undoEntryBytes(length);
     reserveSpace(need, "a snapshot of " + length + " bytes");
     MemorySegment m = lanes.memoryCovering(offset + length);
@@ -282,6 +329,10 @@ public final class Tx implements AutoCloseable {
   }
 
   private void commitChanges() {
+    if (backend != null) {
+      commitInBackend();
+      return;
+    }
     Persistence p = lanes.persistence;
     if (entries == 0) {
       return;
@@ -290,26 +341,55 @@ public final class Tx implements AutoCloseable {
       // PERSIST(tx 3a): every bit's undo entry is durable before the bit changes.
       p.drain();
     }
-    MemorySegment m = lanes.pool.memory();
-    for (int i = 0; i < allocs; i++) {
-      m = lanes.memoryCovering(allocWord[i] + 8);
-      Words.getAndOr(m, allocWord[i], allocMask[i]);
-      p.flush(allocWord[i], 8);
-    }
-    for (int i = 0; i < frees; i++) {
-      m = lanes.memoryCovering(freeWord[i] + 8);
-      Words.getAndAndNot(m, freeWord[i], freeMask[i]);
-      p.flush(freeWord[i], 8);
-    }
+    changeBits(p);
     for (int i = 0; i < ranges; i++) {
       p.flush(rangeOff[i], rangeLen[i]);
     }
     // PERSIST(tx 3c): everything the transaction changed is durable while its log is valid.
     p.drain();
     long genWord = lane.offset + UNDO_GENERATION;
-    Words.setRelease(m, genWord, generation + 1);
+    Words.setRelease(lanes.pool.memory(), genWord, generation + 1);
     // PERSIST(tx 3d): the commit point; every entry is invalid from here.
     p.persist(genWord, 8);
+  }
+
+  /** The commit inside the backend's transaction (see the class comment, steps 4a to 4e). */
+  private void commitInBackend() {
+    if (entries > 0) {
+      Persistence p = lanes.persistence;
+      if (undrained) {
+        // PERSIST(backend 4a): every bit's lane entry is durable before the bit changes.
+        p.drain();
+      }
+      changeBits(p);
+      for (int i = 0; i < ranges; i++) {
+        p.flush(rangeOff[i], rangeLen[i]); // the allocated blocks (snapshots are the backend's)
+      }
+      // PERSIST(backend 4c): bits and allocated blocks durable while the lane's entries are valid.
+      p.drain();
+      long genWord = lane.offset + UNDO_GENERATION;
+      // (backend 4d): the generation joins the backend's transaction, so that the backend's
+      // rollback makes the lane's entries valid again and its commit invalidates them.
+      backend.addRange(genWord, 8);
+      Words.setRelease(lanes.memoryCovering(genWord + 8), genWord, generation + 1);
+    }
+    // PERSIST(backend 4e): the commit point: the backend persists every range and the
+    // generation, then invalidates its log.
+    backend.commit();
+  }
+
+  /** Commit step b: the owned bits set and cleared, one atomic bit operation each, and flushed. */
+  private void changeBits(Persistence p) {
+    for (int i = 0; i < allocs; i++) {
+      MemorySegment m = lanes.memoryCovering(allocWord[i] + 8);
+      Words.getAndOr(m, allocWord[i], allocMask[i]);
+      p.flush(allocWord[i], 8);
+    }
+    for (int i = 0; i < frees; i++) {
+      MemorySegment m = lanes.memoryCovering(freeWord[i] + 8);
+      Words.getAndAndNot(m, freeWord[i], freeMask[i]);
+      p.flush(freeWord[i], 8);
+    }
   }
 
   /** Rolls back if not committed, then gives the lane back. */
@@ -323,6 +403,9 @@ public final class Tx implements AutoCloseable {
     if (active) {
       boolean done = false;
       try {
+        if (backend != null) {
+          backend.abort(); // the ranges; the lane's bit entries are undone below
+        }
         if (entries > 0) {
           rollback(lanes, lane, entryPos, entries, generation);
         }

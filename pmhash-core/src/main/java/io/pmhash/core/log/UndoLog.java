@@ -1,5 +1,7 @@
 package io.pmhash.core.log;
 
+import io.pmhash.core.spi.PoolBackend;
+
 /**
  * Failure-atomic transactions over several words and ranges, for structural changes that cannot
  * be expressed as one redo step (NVLH wraps every split and merge in one). Each transaction runs
@@ -13,39 +15,93 @@ package io.pmhash.core.log;
  *   tx.commit();
  * } // not committed (an exception): rolled back here
  * }</pre>
+ *
+ * <p>On a pool whose backend has its own transactions (the llpl pool: PMDK's undo log), the same
+ * calls run in them: snapshots go to the backend's log, and the backend's commit is the commit
+ * point ({@link Tx}, "In a backend's transactions"). The callers' code does not change.
  */
 public final class UndoLog {
   private final Lanes lanes;
+  private final PoolBackend.Transactions backend;
 
   /**
-   * Binds transactions to the lanes; the pool does this when it opens ({@link
-   * io.pmhash.core.Pool#undoLog()}).
+   * Binds transactions to the lanes, with pmhash's own undo log in each lane.
    *
    * @param lanes the pool's lanes
    * @param allocator the pool's allocator, for {@link Tx#alloc} and {@link Tx#free}; null for
    *     none
    */
   public UndoLog(Lanes lanes, TxAllocator allocator) {
+    this(lanes, allocator, null);
+  }
+
+  /**
+   * Binds transactions to the lanes; the pool does this when it opens ({@link
+   * io.pmhash.core.Pool#undoLog()}), with its backend's transactions if the backend has them.
+   *
+   * @param lanes the pool's lanes
+   * @param allocator the pool's allocator, for {@link Tx#alloc} and {@link Tx#free}; null for
+   *     none
+   * @param backend the backend's transactions over the pool's region, which then hold every
+   *     snapshot and make the commit point; null for the lanes' own undo log
+   */
+  public UndoLog(Lanes lanes, TxAllocator allocator, PoolBackend.Transactions backend) {
     this.lanes = lanes;
+    this.backend = backend;
     for (int i = 0; i < lanes.count(); i++) {
       Lane lane = lanes.lane(i);
-      lane.tx = new Tx(lanes, lane, allocator);
+      lane.tx = new Tx(lanes, lane, allocator, backend);
     }
   }
 
   /**
-   * Takes a lane and starts a transaction in it. Use it in try-with-resources.
+   * Takes a lane and starts a transaction in it. Use it in try-with-resources, on one thread.
    *
    * @return the transaction (the lane's own object, reused after {@link Tx#close()})
+   * @throws IllegalStateException if the backend's transactions cannot begin one on this thread
+   *     (the message says why); no lane is held
    */
   public Tx begin() {
     Lane lane = lanes.acquire();
-    lane.tx.start();
+    boolean started = false;
+    try {
+      lane.tx.start();
+      started = true;
+    } finally {
+      if (!started) {
+        lanes.release(lane);
+      }
+    }
     return lane.tx;
   }
 
-  /** @return the undo section's size in bytes: a transaction's snapshots must fit in it */
+  /**
+   * The undo section's size in bytes. In pmhash's own undo log a transaction's snapshots must fit
+   * in it; in a backend's transactions only its allocation and free entries (32 bytes each) do.
+   *
+   * @return the undo section's size in bytes
+   */
   public int capacityBytes() {
     return lanes.undoBytes;
+  }
+
+  /**
+   * @return the backend's transactions that hold the snapshots and make the commit point, or
+   *     null when the lanes' own undo log does
+   */
+  public PoolBackend.Transactions backendTransactions() {
+    return backend;
+  }
+
+  /**
+   * @return how many transactions have begun since the pool opened (exact when no transaction is
+   *     running)
+   */
+  public long begun() {
+    long n = 0;
+    for (int i = 0; i < lanes.count(); i++) {
+      n += lanes.lane(i).tx.begun;
+    }
+    return n;
   }
 }

@@ -2,6 +2,7 @@ package io.pmhash.core.spi;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * A pool backend other than the built-in FFM file: it hosts the bytes of a pmhash pool (header,
@@ -53,11 +54,68 @@ public interface PoolBackend {
     String describe();
 
     /**
+     * The backend's own durable transactions over this region, if it has them. When present, the
+     * pool's {@link io.pmhash.core.log.UndoLog} sends every snapshot to them instead of a lane,
+     * and their commit is the transaction's one commit point ({@link io.pmhash.core.log.Tx}
+     * says how the lane's allocation entries join it). Asked once, when the pool opens.
+     *
+     * @return the transactions, or empty for pmhash's own undo log in the lanes
+     */
+    default Optional<Transactions> transactions() {
+      return Optional.empty();
+    }
+
+    /**
      * Releases the region; its memory must no longer be touched.
      *
      * @throws IOException if the backend cannot close it
      */
     @Override
     void close() throws IOException;
+  }
+
+  /**
+   * A backend's undo-log transactions, one at a time per thread, over the bytes of its {@link
+   * Region}: every call concerns the calling thread's transaction. {@link io.pmhash.core.log.Tx}
+   * is the only caller; it calls {@link #begin}, then {@link #addRange} before the first store to
+   * each range, then {@link #commit} or {@link #abort}, all on one thread, and never nests them.
+   * A crash before {@link #commit} returns must leave every added range with the bytes it had
+   * when it was added, once the backend has reopened the region; a crash after it, the bytes
+   * stored since.
+   */
+  interface Transactions {
+    /**
+     * Starts the calling thread's transaction.
+     *
+     * @throws IllegalStateException if the thread already runs one, or cannot run one (the
+     *     message says why); nothing started
+     */
+    void begin();
+
+    /**
+     * Records, durably, the current bytes of a range of the region before the caller's first
+     * store to it (overlaps allowed: the oldest bytes win).
+     *
+     * @param offset region offset of the range
+     * @param length bytes, at least one
+     * @throws IllegalStateException if the backend cannot log it (its log is full); the
+     *     transaction stays open, to be {@link #abort aborted}
+     */
+    void addRange(long offset, long length);
+
+    /**
+     * Makes every added range's current bytes durable and invalidates the log: the commit point.
+     * Ends the transaction.
+     *
+     * @throws IllegalStateException if the backend failed to commit; the transaction is ended
+     *     and rolled back
+     */
+    void commit();
+
+    /** Restores every added range's old bytes (durably) and ends the transaction. Idempotent. */
+    void abort();
+
+    /** @return what runs the transactions, for logs and tests, e.g. {@code "PMDK libpmemobj 1.12"} */
+    String describe();
   }
 }

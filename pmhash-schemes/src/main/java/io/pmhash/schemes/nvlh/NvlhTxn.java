@@ -5,9 +5,10 @@ import io.pmhash.core.log.Tx;
 
 /**
  * The seam between NVLH and the durable transactions it runs on (§III: {@code tx_begin}, {@code
- * tx_addlog}, {@code tx_commit}, {@code tx_end}). NVLH uses nothing else of a transaction, so a
- * backend with its own transactions (issue 7's llpl pool, whose {@code Transaction} has the same
- * four steps) supplies another {@link Factory} without touching the scheme.
+ * tx_addlog}, {@code tx_commit}, {@code tx_end}). NVLH uses nothing else of a transaction. A
+ * pool backend with its own transactions needs no other {@link Factory}: the llpl pool's core
+ * {@link Tx} already runs in PMDK's undo log ({@code PoolBackend.Region.transactions()},
+ * docs/llpl.md), under this same factory.
  *
  * <p>The contract is the core undo log's ({@link Tx}): a range is {@link #snapshot snapshotted}
  * before its first store; blocks {@link #alloc allocated} become owned and blocks {@link #free

@@ -25,8 +25,8 @@
  * <h2>Which operations use a transaction (§III)</h2>
  *
  * Every operation that changes more than one word runs in a durable undo-log transaction
- * ({@link io.pmhash.core.log.UndoLog}, behind the package's small {@code NvlhTxn} seam so that
- * an llpl backend can bring its own transactions): an insert that chains a new overflow bucket,
+ * ({@link io.pmhash.core.log.UndoLog}, behind the package's small {@code NvlhTxn} seam; on an
+ * llpl pool the undo log runs in PMDK's transactions, see docs/llpl.md): an insert that chains a new overflow bucket,
  * a delete that empties an overflow bucket (unlinked and freed), and each step of a split and of
  * a merge ({@link io.pmhash.schemes.nvlh.NvlhResize}). Three operations change one word and skip
  * the log: an insert into a free slot (the pair is written into a slot no one reads, then one

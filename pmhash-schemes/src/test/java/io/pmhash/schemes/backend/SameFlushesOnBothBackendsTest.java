@@ -1,6 +1,7 @@
 package io.pmhash.schemes.backend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.Durability;
 import io.pmhash.core.PersistenceStats;
@@ -20,6 +21,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * same seeded workload (inserts through many structural changes, updates, removes) issues exactly
  * the same number of cache-line flushes and drains on the FFM and on the llpl backend, and leaves
  * the same contents. (Creating the pool differs: the llpl create persists the header in place.)
+ *
+ * <p>The exception is by design: a scheme that runs core transactions (NVLH's splits and merges,
+ * NVDH's resizes) snapshots into PMDK's undo log on the llpl backend, whose flushes pmhash's
+ * persistence does not count, so there the llpl run drains less than the FFM run; it runs the same
+ * transactions and leaves the same contents.
  */
 class SameFlushesOnBothBackendsTest {
   @TempDir Path dir;
@@ -28,12 +34,13 @@ class SameFlushesOnBothBackendsTest {
     return PmHash.schemes().keySet().stream();
   }
 
-  private record Outcome(PersistenceStats stats, TreeMap<Long, Long> contents) {}
+  private record Outcome(PersistenceStats stats, TreeMap<Long, Long> contents, long transactions) {}
 
   private Outcome run(String scheme, String backend) throws Exception {
     TableOptions o = TableOptions.scheme(scheme).withDurability(Durability.PMEM_EMULATED).withBackend(backend);
     try (LongHashTable t = PmHash.create(dir.resolve(scheme + "-" + backend + ".pool"), o)) {
       PersistenceStats before = t.pool().persistence().stats();
+      long transactionsBefore = t.pool().undoLog().begun();
       SplittableRandom rnd = new SplittableRandom(0xB0B);
       for (int i = 0; i < 40_000; i++) {
         long key = rnd.nextInt(30_000) * 0x9E3779B97F4A7C15L;
@@ -45,7 +52,7 @@ class SameFlushesOnBothBackendsTest {
       }
       TreeMap<Long, Long> contents = new TreeMap<>();
       t.forEach(contents::put);
-      return new Outcome(t.pool().persistence().stats().minus(before), contents);
+      return new Outcome(t.pool().persistence().stats().minus(before), contents, t.pool().undoLog().begun() - transactionsBefore);
     }
   }
 
@@ -55,6 +62,12 @@ class SameFlushesOnBothBackendsTest {
     Outcome ffm = run(scheme, "ffm");
     Outcome llpl = run(scheme, "llpl");
     assertEquals(ffm.contents(), llpl.contents(), scheme + ": contents");
-    assertEquals(ffm.stats(), llpl.stats(), scheme + ": lines flushed and drains");
+    assertEquals(ffm.transactions(), llpl.transactions(), scheme + ": transactions");
+    if (ffm.transactions() == 0) {
+      assertEquals(ffm.stats(), llpl.stats(), scheme + ": lines flushed and drains");
+    } else {
+      // on FFM every snapshot drains once in the lane; on llpl PMDK persists it
+      assertTrue(llpl.stats().drains() < ffm.stats().drains(), scheme + ": " + llpl.stats() + " vs " + ffm.stats());
+    }
   }
 }

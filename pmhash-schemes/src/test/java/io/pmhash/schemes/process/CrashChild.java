@@ -45,7 +45,12 @@ public final class CrashChild {
     // splits, doublings and resizes keep coming) instead of random puts and removes.
     long haltAt = args.length > 7 ? Long.parseLong(args[7]) : 0;
     PrintStream out = new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), true);
-    TableOptions options = TableOptions.scheme(scheme).withDurability(durability);
+    // A scheme may carry parameters: "nvdh:transactions:1" is NVDH with --param transactions=1.
+    String[] spec = scheme.split(":");
+    TableOptions options = TableOptions.scheme(spec[0]).withDurability(durability);
+    for (int i = 1; i + 1 < spec.length; i += 2) {
+      options = options.withParam(spec[i], Long.parseLong(spec[i + 1]));
+    }
     if (haltAt > 0) {
       options = options.withPoolOptions(PoolOptions.defaults().withDurability(Durability.PROCESS)
           .withPersistence(() -> new HaltInStructuralChange(haltAt)));

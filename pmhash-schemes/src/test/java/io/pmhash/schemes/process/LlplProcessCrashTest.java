@@ -1,15 +1,28 @@
 package io.pmhash.schemes.process;
 
+import io.pmhash.core.Durability;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
 /**
  * {@link ProcessCrashTest} on the llpl backend: every scheme's table in a pmhash pool hosted in a
  * PMDK pool file, written by a child JVM that is killed with SIGKILL at random (PROCESS and
  * PMEM_EMULATED) or halted at the n-th drain inside a structural change; each reopen goes
  * through PMDK's own open (pmemobj_open, with its recovery) and then pmhash's. This is the crash
  * test that sees PMDK too: the crash simulator's images cover pmhash's region only (docs/llpl.md).
+ * NVLH's splits and merges run in PMDK transactions here; NVDH with {@code transactions=1}, whose
+ * every write is one, is killed at random as well, so most kills land in or between PMDK
+ * transactions.
  */
 class LlplProcessCrashTest extends ProcessCrashTest {
   @Override
   String backend() {
     return "llpl";
+  }
+
+  @ParameterizedTest(name = "nvdh transactions=1 {0}")
+  @EnumSource(value = Durability.class, names = {"PROCESS", "PMEM_EMULATED"})
+  void killedTransactionalNvdhWritersLoseNoAcknowledgedWrite(Durability mode) throws Exception {
+    killedWritersLoseNoAcknowledgedWrite("nvdh:transactions:1", mode);
   }
 }
