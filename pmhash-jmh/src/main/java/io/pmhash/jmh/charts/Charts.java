@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * (one thread count) or lines against threads; {@code records,load_factor} load factor against
  * records; {@code records,recovery_ms} recovery time against records ({@code table_mib}: against
  * the table size); {@code elapsed_ms,mops} throughput over time; {@code latency_ns,phase} bars of
- * mean latency per operation and load factor, or lines against {@code group_size} when it varies;
+ * latency per operation and load factor, or lines against {@code group_size} when it varies;
  * {@code space_utilisation} lines against the group size; {@code value_bytes} throughput and
  * maximum latency against the value size, per operation. JMH results are grouped into one bar chart per unit, thread count and
  * table size (one per benchmark class for the baselines), a bar per store or parameter set.
@@ -150,8 +150,9 @@ public final class Charts {
         - **Experiments**: the papers' figures scaled to 2 cores (`Experiments --paper` takes the papers'
           sizes); a crash image is a copy of the pool file taken while the table is open. Dash (§6.3, §6.4,
           Fig. 11, 12, 14, Table 1); group hashing (Fig. 5 `group-latency`, Fig. 7 and 8b `group-space`,
-          Fig. 8a `group-size-sweep`, Table 3 `group-recovery`): fixed-size tables (`expand=0`), mean
-          latency over measured rounds after warm-up rounds, random keys only (the paper's Bag-of-Words
+          Fig. 8a `group-size-sweep`, Table 3 `group-recovery`): fixed-size tables (`expand=0`), latency
+          as the median of the measured rounds' means after warm-up rounds (the mean beside it in the
+          table), recovery as the median of three timed opens after two untimed ones, random keys only (the paper's Bag-of-Words
           and Fingerprint traces are not here); ESH (Fig. 4.8 `esh-load-factor` per buckets-per-segment
           setting, Fig. 4.6–4.7 `esh-scaling`, Table 4.1 `esh-recovery`); NVLH (Fig. 2–3
           `nvlh-value-size`) against NVDH, log-free and with `transactions=1`, with values out of line
@@ -444,7 +445,8 @@ public final class Charts {
   }
 
   /**
-   * Group hashing Fig. 5 / Fig. 8a: mean latency per operation. Several group sizes: a line per
+   * Group hashing Fig. 5 / Fig. 8a: latency per operation ({@code latency_ns}: the median of the
+   * rounds' means; the CSV's {@code mean_ns} beside it). Several group sizes: a line per
    * operation against the group size; otherwise bars per operation and load factor, one per series.
    */
   private void latency(String name, Map<String, String> meta, List<String> h, List<String[]> rows) throws IOException {
@@ -464,7 +466,7 @@ public final class Charts {
       cats.add(r[cPhase] + " @ " + r[cLf]);
     }
     if (groups.size() > 1) {
-      Chart c = experimentChart(name + ": mean latency against group size", "group size (cells)", "ns per operation",
+      Chart c = experimentChart(name + ": latency against group size", "group size (cells)", "ns per operation (median round)",
           Chart.Kind.LINE, meta);
       Map<String, List<double[]>> by = new LinkedHashMap<>();
       for (String[] r : rows) {
@@ -474,7 +476,7 @@ public final class Charts {
       by.forEach((k, v) -> c.series(series(k, v)));
       write(c, name);
     } else {
-      Chart c = experimentChart(name + ": mean latency per operation @ load factor", "operation @ load factor", "ns per operation",
+      Chart c = experimentChart(name + ": latency per operation @ load factor", "operation @ load factor", "ns per operation (median round)",
           Chart.Kind.BARS, meta);
       List<String> cs = new ArrayList<>(cats);
       cs.forEach(c::category);
