@@ -24,8 +24,11 @@ import java.util.stream.Stream;
  *
  * <p>Which chart a CSV gets follows from its columns: {@code threads,phase} gives bars per phase
  * (one thread count) or lines against threads; {@code records,load_factor} load factor against
- * records; {@code records,recovery_ms} recovery time against records; {@code elapsed_ms,mops}
- * throughput over time. JMH results are grouped into one bar chart per unit, thread count and
+ * records; {@code records,recovery_ms} recovery time against records ({@code table_mib}: against
+ * the table size); {@code elapsed_ms,mops} throughput over time; {@code latency_ns,phase} bars of
+ * latency per operation and load factor, or lines against {@code group_size} when it varies;
+ * {@code space_utilisation} lines against the group size; {@code value_bytes} throughput and
+ * maximum latency against the value size, per operation. JMH results are grouped into one bar chart per unit, thread count and
  * table size (one per benchmark class for the baselines), a bar per store or parameter set.
  *
  * <p>Run: {@code java -Djava.awt.headless=true -cp pmhash-jmh/target/benchmarks.jar
@@ -147,18 +150,36 @@ public final class Charts {
           JVM user would write on llpl without pmhash; run with `PMEM_IS_PMEM_FORCE=1`, as `run.sh`
           does). None of them is crash-consistent in the sense pmhash is, except RocksDB through its WAL and
           the llpl table for single-key operations.
-        - **Experiments**: the Dash paper's (§6.3, §6.4, Fig. 11, 12, 14, Table 1) scaled to 2 cores;
-          a crash image is a copy of the pool file taken while the table is open.
+        - **Experiments**: the papers' figures scaled to 2 cores (`Experiments --paper` takes the papers'
+          sizes); a crash image is a copy of the pool file taken while the table is open. Dash (§6.3, §6.4,
+          Fig. 11, 12, 14, Table 1); group hashing (Fig. 5 `group-latency`, Fig. 7 and 8b `group-space`,
+          Fig. 8a `group-size-sweep`, Table 3 `group-recovery`): fixed-size tables (`expand=0`), latency
+          as the median of the measured rounds' means after warm-up rounds (the mean beside it in the
+          table), recovery as the median of three timed opens after two untimed ones, random keys only (the paper's Bag-of-Words
+          and Fingerprint traces are not here); ESH (Fig. 4.8 `esh-load-factor` per buckets-per-segment
+          setting, Fig. 4.6–4.7 `esh-scaling`, Table 4.1 `esh-recovery`); NVLH (Fig. 2–3
+          `nvlh-value-size`) against NVDH, log-free and with `transactions=1`, with values out of line
+          through the workload's `--value-bytes`, **which is not crash-consistent as a whole** (a crash
+          between a value block's allocation and the insert that links it, or between a delete and the
+          free, leaks the block); the paper does not give its value sizes, these are 8 B to 1 KiB.
+        - **16-byte keys**: `PointerMapBenchmark` (JMH), a `PmHashMap<byte[], byte[]>` in Dash-EH's
+          pointer mode, the same operations and keys as the stores above, each key widened to 16 bytes
+          (one array per operation, as a caller of the map would make).
 
         ## Not here yet
 
-        - 16-byte keys (pointer mode): `PmHashMap` is not in this build; the benchmarks use 8-byte keys.
         - `PMEM` durability: this machine has no DAX mount; `TableBenchmark` reports such trials as
           SKIPPED at setup.
         - Dash Fig. 11 varies the segment size, which this build's Dash-EH fixes; `dash-stash-sweep`
-          varies the stash buckets instead. Group hashing, ESH and NVLH experiments run once those
-          schemes (and, for NVLH, variable-size values) are in the build; until then they print why
-          they were skipped.
+          varies the stash buckets instead.
+        - Group hashing against the paper's other baselines (linear probing, PFHT, path hashing, with and
+          without logging) and its L3 cache-miss counts (Fig. 6): not built; Fig. 5 compares with Dash-EH.
+        - ESH's YCSB workloads (Fig. 4.5) and its data-size sweep (Fig. 4.4): not scripted.
+        - NVLH's time breakdown (Fig. 4): not measured. Crash-consistent variable-size values for NVLH
+          and NVDH: they have no pointer mode; `--value-bytes` stores values beside the table, leaking a
+          block on a crash mid-operation.
+        - Results not in the committed set below were not taken on this run (see each section's
+          "taken" line); `run.sh full` takes them all.
 
         """);
     if (!machine.isEmpty() || note != null) {
@@ -268,6 +289,9 @@ public final class Charts {
   }
 
   private static String storeName(String cls, Map<String, Object> params) {
+    if (cls.equals("PointerMapBenchmark")) {
+      return "PmHashMap of byte[] " + params.get("scheme") + " " + params.getOrDefault("durability", "");
+    }
     if (params.containsKey("scheme")) {
       return "pmhash " + params.get("scheme") + " " + params.getOrDefault("durability", "");
     }
@@ -317,7 +341,7 @@ public final class Charts {
     }
     String name = meta.getOrDefault("experiment", file.getFileName().toString().replace(".csv", ""));
     md.append("\n### ").append(name).append("\n\n");
-    for (String k : List.of("parameters", "durability", "pool file system", "machine", "jdk", "taken", "command")) {
+    for (String k : List.of("parameters", "durability", "pool file system", "machine", "jdk", "taken", "load average", "command")) {
       if (meta.containsKey(k)) {
         md.append("- ").append(k).append(": ").append(k.equals("command") ? "`" + meta.get(k) + "`" : meta.get(k)).append('\n');
       }
@@ -330,6 +354,16 @@ public final class Charts {
     List<String> h = header;
     if (h.contains("threads") && h.contains("phase")) {
       throughput(name, meta, h, rows);
+    } else if (h.contains("latency_ns") && h.contains("phase")) {
+      latency(name, meta, h, rows);
+    } else if (h.contains("space_utilisation")) {
+      lines(name, meta, h, rows, "trace", "group_size", "space_utilisation", "group size (cells)",
+          "space utilisation (load factor at the first failed insert)", true);
+    } else if (h.contains("value_bytes")) {
+      valueSize(name, meta, h, rows);
+    } else if (h.contains("recovery_ms") && h.contains("table_mib")) {
+      lines(name, meta, h, rows, "scheme", "table_mib", "recovery_ms", "table size (MiB of 16-byte cells)",
+          "time to open a crash image (ms)", true);
     } else if (h.contains("load_factor") && h.contains("records")) {
       lines(name, meta, h, rows, h.get(0), "records", "load_factor", "records inserted", "load factor", false);
     } else if (h.contains("recovery_ms")) {
@@ -345,7 +379,8 @@ public final class Charts {
     Chart c = new Chart(title, x, y, kind);
     c.note("machine: " + meta.getOrDefault("machine", "?") + "; JDK " + meta.getOrDefault("jdk", "?"));
     c.note("durability: " + meta.getOrDefault("durability", "?") + " on " + meta.getOrDefault("pool file system", "?")
-        + "; taken " + meta.getOrDefault("taken", "?"));
+        + "; taken " + meta.getOrDefault("taken", "?")
+        + (meta.containsKey("load average") ? "; load average " + meta.get("load average").replaceAll(" \\(.*", "") : ""));
     String p = meta.getOrDefault("parameters", "");
     c.note(p.length() > 150 ? p.substring(0, 147) + "..." : p);
     for (String m : machine) {
@@ -409,6 +444,102 @@ public final class Charts {
       }
     }
     table(h, rows, List.of("scheme", "threads", "phase", "ops", "seconds", "mops", "flushes_per_op", "drains_per_op", "load_factor"));
+  }
+
+  /**
+   * Group hashing Fig. 5 / Fig. 8a: latency per operation ({@code latency_ns}: the median of the
+   * rounds' means; the CSV's {@code mean_ns} beside it). Several group sizes: a line per
+   * operation against the group size; otherwise bars per operation and load factor, one per series.
+   */
+  private void latency(String name, Map<String, String> meta, List<String> h, List<String[]> rows) throws IOException {
+    int cSeries = h.indexOf("series");
+    int cGroup = h.indexOf("group_size");
+    int cLf = h.indexOf("load_factor");
+    int cPhase = h.indexOf("phase");
+    int cNs = h.indexOf("latency_ns");
+    Set<String> groups = new LinkedHashSet<>();
+    Set<String> series = new LinkedHashSet<>();
+    Set<String> cats = new LinkedHashSet<>();
+    for (String[] r : rows) {
+      if (!r[cGroup].equals("0")) {
+        groups.add(r[cGroup]);
+      }
+      series.add(r[cSeries]);
+      cats.add(r[cPhase] + " @ " + r[cLf]);
+    }
+    if (groups.size() > 1) {
+      Chart c = experimentChart(name + ": latency against group size", "group size (cells)", "ns per operation (median round)",
+          Chart.Kind.LINE, meta);
+      Map<String, List<double[]>> by = new LinkedHashMap<>();
+      for (String[] r : rows) {
+        by.computeIfAbsent(r[cPhase] + " @ load factor " + r[cLf], k -> new ArrayList<>())
+            .add(new double[] {Double.parseDouble(r[cGroup]), Double.parseDouble(r[cNs])});
+      }
+      by.forEach((k, v) -> c.series(series(k, v)));
+      write(c, name);
+    } else {
+      Chart c = experimentChart(name + ": latency per operation @ load factor", "operation @ load factor", "ns per operation (median round)",
+          Chart.Kind.BARS, meta);
+      List<String> cs = new ArrayList<>(cats);
+      cs.forEach(c::category);
+      for (String s : series) {
+        double[] x = new double[cs.size()];
+        double[] y = new double[cs.size()];
+        for (int i = 0; i < cs.size(); i++) {
+          x[i] = i;
+          y[i] = Double.NaN;
+        }
+        for (String[] r : rows) {
+          if (r[cSeries].equals(s)) {
+            y[cs.indexOf(r[cPhase] + " @ " + r[cLf])] = Double.parseDouble(r[cNs]);
+          }
+        }
+        c.series(new Chart.Series(s, x, y));
+      }
+      write(c, name);
+    }
+    table(h, rows, h);
+  }
+
+  /** NVLH Fig. 2 and 3: throughput and maximum latency against the value size, per operation. */
+  private void valueSize(String name, Map<String, String> meta, List<String> h, List<String[]> rows) throws IOException {
+    int cSeries = h.indexOf("series");
+    int cV = h.indexOf("value_bytes");
+    int cPhase = h.indexOf("phase");
+    int cMops = h.indexOf("mops");
+    int cMax = h.indexOf("max_ns");
+    Set<String> phases = new LinkedHashSet<>();
+    for (String[] r : rows) {
+      phases.add(r[cPhase]);
+    }
+    for (String phase : phases) {
+      if (phase.equals("search-")) {
+        continue; // in the table; the paper's figures show insert, query and delete
+      }
+      for (boolean max : new boolean[] {false, true}) {
+        Chart c = experimentChart(name + ": " + phase + (max ? ", maximum latency" : ", throughput") + " against value size",
+            "value size (bytes)", max ? "maximum latency (us)" : "Mops/s", Chart.Kind.LINE, meta);
+        Map<String, List<double[]>> by = new LinkedHashMap<>();
+        for (String[] r : rows) {
+          if (r[cPhase].equals(phase)) {
+            by.computeIfAbsent(r[cSeries], k -> new ArrayList<>()).add(new double[] {Double.parseDouble(r[cV]),
+                max ? Double.parseDouble(r[cMax]) / 1e3 : Double.parseDouble(r[cMops])});
+          }
+        }
+        by.forEach((k, v) -> c.series(series(k, v)));
+        String png = name + "-" + phase.replace("+", "pos").replace("-", "neg") + (max ? "-max" : "") + ".png";
+        c.write(images.resolve(png));
+        md.append("![").append(name).append(' ').append(phase).append(max ? " max" : "").append("](").append(imageLink(png))
+            .append(")\n\n");
+      }
+    }
+    table(h, rows, h);
+  }
+
+  private void write(Chart c, String name) throws IOException {
+    String png = name + ".png";
+    c.write(images.resolve(png));
+    md.append("![").append(name).append("](").append(imageLink(png)).append(")\n\n");
   }
 
   private void lines(String name, Map<String, String> meta, List<String> h, List<String[]> rows, String seriesCol, String xCol,

@@ -34,14 +34,19 @@ import java.util.Map;
  *   <tr><td>dash-stash-sweep</td><td>Dash Fig. 11</td><td>load factor as records are inserted, per stash-bucket count 2..4 (segment size is fixed in this build's Dash-EH, so the sweep is over stash buckets)</td></tr>
  *   <tr><td>dash-recovery</td><td>Dash Table 1</td><td>time to open a crash image (a copy of the pool taken while open) against records</td></tr>
  *   <tr><td>dash-after-crash</td><td>Dash Fig. 14</td><td>positive-search throughput in 10 ms slices after opening a crash image</td></tr>
- *   <tr><td>group-load-factor, group-recovery, group-size-sweep</td><td>Group hashing Fig. 7, Table 3, Fig. 8</td><td>scheme {@code group}: skipped with a message until it is in the build</td></tr>
- *   <tr><td>esh-load-factor, esh-scaling, esh-recovery</td><td>ESH Fig. 4.8, 4.6–4.7, Table 4.1</td><td>scheme {@code esh}: likewise</td></tr>
- *   <tr><td>nvlh-value-size</td><td>NVLH Fig. 2–3</td><td>needs variable-size values (pointer mode): skipped with a message</td></tr>
+ *   <tr><td>group-latency</td><td>Group hashing Fig. 5</td><td>mean latency of 1000 inserts, queries, deletes at load factors 0.5 and 0.75: a fixed-size group table against Dash-EH, after warm-up rounds</td></tr>
+ *   <tr><td>group-size-sweep</td><td>Group hashing Fig. 8a</td><td>the same at load factor 0.5 for group sizes 64..1024</td></tr>
+ *   <tr><td>group-space</td><td>Group hashing Fig. 7, Fig. 8b</td><td>space utilisation: the load factor at the first failed insert of a fixed-size table, per group size and seed</td></tr>
+ *   <tr><td>group-recovery</td><td>Group hashing Table 3</td><td>fill time to load factor 0.5 and recovery time (a full scan) against table size</td></tr>
+ *   <tr><td>esh-load-factor</td><td>ESH Fig. 4.8</td><td>load factor as records are inserted: ESH per buckets-per-segment setting (4, 16, 64), CCEH, Dash-EH</td></tr>
+ *   <tr><td>esh-scaling</td><td>ESH Fig. 4.6–4.7</td><td>insert, search, delete throughput against threads: ESH, CCEH, Dash-EH</td></tr>
+ *   <tr><td>esh-recovery</td><td>ESH Table 4.1</td><td>time to open a crash image against records: ESH, CCEH, Dash-EH</td></tr>
+ *   <tr><td>nvlh-value-size</td><td>NVLH Fig. 2–3</td><td>throughput and p99.9/maximum latency against value size (values out of line, not crash-consistent as a whole): NVLH, NVDH, NVDH with transactions</td></tr>
  * </table>
  *
  * <p>Run: {@code java --enable-native-access=ALL-UNNAMED -cp pmhash-jmh/target/benchmarks.jar
  * io.pmhash.jmh.workload.Experiments --out DIR [options] EXPERIMENT...} ({@code --help} lists
- * the options); {@code pmhash-jmh/bench/run-experiments.sh} runs the committed set.
+ * the options); {@code pmhash-jmh/bench/run.sh smoke} runs the committed set.
  */
 public final class Experiments {
   private final Path out;
@@ -49,17 +54,20 @@ public final class Experiments {
   private final Durability durability;
   private final List<String> schemes;
   private final boolean paper;
+  /** Sizes small enough for a unit test (seconds): only the CSV's shape and invariants mean anything. */
+  private final boolean tiny;
   private final int maxThreads;
   private final String command;
   private final PrintStream log;
 
-  private Experiments(Path out, Path dir, Durability durability, List<String> schemes, boolean paper, int maxThreads,
+  Experiments(Path out, Path dir, Durability durability, List<String> schemes, boolean paper, boolean tiny, int maxThreads,
       String command, PrintStream log) {
     this.out = out;
     this.dir = dir;
     this.durability = durability;
     this.schemes = schemes;
     this.paper = paper;
+    this.tiny = tiny;
     this.maxThreads = maxThreads;
     this.command = command;
     this.log = log;
@@ -79,6 +87,25 @@ public final class Experiments {
         """.formatted(String.join(", ", EXPERIMENTS.keySet()));
   }
 
+  /** @return the paper's size, the scaled default, or the unit test's */
+  private long pick(long paperSize, long scaled, long tinySize) {
+    return paper ? paperSize : tiny ? tinySize : scaled;
+  }
+
+  /**
+   * Runs one experiment by name (for tests, and {@link #main}).
+   *
+   * @param name an experiment name
+   * @throws IOException if a file cannot be written
+   */
+  void run(String name) throws IOException {
+    Experiment x = EXPERIMENTS.get(name);
+    if (x == null) {
+      throw new IllegalArgumentException("unknown experiment '" + name + "'; known: " + EXPERIMENTS.keySet());
+    }
+    x.run(this, name);
+  }
+
   private interface Experiment {
     void run(Experiments e, String name) throws IOException;
   }
@@ -86,24 +113,33 @@ public final class Experiments {
   private static final Map<String, Experiment> EXPERIMENTS = new LinkedHashMap<>();
 
   static {
-    EXPERIMENTS.put("dash-per-op", (e, n) -> e.throughput(n, e.schemes, List.of(1)));
-    EXPERIMENTS.put("dash-scaling", (e, n) -> e.throughput(n, e.schemes, e.threadCounts()));
-    EXPERIMENTS.put("dash-load-factor", (e, n) -> e.loadFactor(n, e.loadFactorSeries()));
+    EXPERIMENTS.put("dash-per-op", (e, n) -> e.throughput(n, e.schemes, List.of(1), e.dashPreload(), e.dashOps()));
+    EXPERIMENTS.put("dash-scaling", (e, n) -> e.throughput(n, e.schemes, e.threadCounts(), e.dashPreload(), e.dashOps()));
+    EXPERIMENTS.put("dash-load-factor", (e, n) -> e.loadFactor(n, e.loadFactorSeries(), e.dashInserts()));
     // Dash-EH accepts 2..4 stash buckets (the paper's Fig. 12 shows 2 and 4).
     EXPERIMENTS.put("dash-stash-sweep", (e, n) -> e.loadFactor(n, List.of(
         Series.of("dash-eh", "stashBuckets", 2), Series.of("dash-eh", "stashBuckets", 3),
-        Series.of("dash-eh", "stashBuckets", 4))));
-    EXPERIMENTS.put("dash-recovery", (e, n) -> e.recovery(n, e.schemes));
+        Series.of("dash-eh", "stashBuckets", 4)), e.dashInserts()));
+    EXPERIMENTS.put("dash-recovery", (e, n) -> e.recovery(n, e.schemes, e.paper
+        ? new long[] {40_000_000, 80_000_000, 160_000_000, 320_000_000}
+        : e.tiny ? new long[] {2_000, 4_000} : new long[] {500_000, 1_000_000, 2_000_000, 4_000_000}));
     EXPERIMENTS.put("dash-after-crash", (e, n) -> e.afterCrash(n, e.schemes));
-    EXPERIMENTS.put("group-load-factor", (e, n) -> e.ifScheme(n, "group", () -> e.loadFactor(n, List.of(Series.of("group")))));
-    EXPERIMENTS.put("group-recovery", (e, n) -> e.ifScheme(n, "group", () -> e.recovery(n, List.of("group"))));
-    EXPERIMENTS.put("group-size-sweep", (e, n) -> e.ifScheme(n, "group", () -> e.loadFactor(n, List.of(
-        Series.of("group", "groupSize", 64), Series.of("group", "groupSize", 256), Series.of("group", "groupSize", 1024)))));
-    EXPERIMENTS.put("esh-load-factor", (e, n) -> e.ifScheme(n, "esh", () -> e.loadFactor(n, List.of(Series.of("esh"), Series.of("cceh"), Series.of("dash-eh")))));
-    EXPERIMENTS.put("esh-scaling", (e, n) -> e.ifScheme(n, "esh", () -> e.throughput(n, List.of("esh", "cceh", "dash-eh"), e.threadCounts())));
-    EXPERIMENTS.put("esh-recovery", (e, n) -> e.ifScheme(n, "esh", () -> e.recovery(n, List.of("esh", "cceh", "dash-eh"))));
-    EXPERIMENTS.put("nvlh-value-size", (e, n) -> e.log.printf("%s: skipped: NVLH's figures vary the value size (8 B to 1 KiB); "
-        + "this harness drives LongHashTable (8-byte values). It runs once pointer mode (PmHashMap) and the nvlh scheme are in the build.%n", n));
+    EXPERIMENTS.put("group-latency", (e, n) -> e.ifScheme(n, "group", () -> e.groupLatency(n, List.of(
+        Series.of("group", "groupSize", 256), Series.of("dash-eh")), new double[] {0.5, 0.75})));
+    EXPERIMENTS.put("group-size-sweep", (e, n) -> e.ifScheme(n, "group", () -> e.groupLatency(n, List.of(
+        Series.of("group", "groupSize", 64), Series.of("group", "groupSize", 128), Series.of("group", "groupSize", 256),
+        Series.of("group", "groupSize", 512), Series.of("group", "groupSize", 1024)), new double[] {0.5})));
+    EXPERIMENTS.put("group-space", (e, n) -> e.ifScheme(n, "group", () -> e.groupSpace(n)));
+    EXPERIMENTS.put("group-recovery", (e, n) -> e.ifScheme(n, "group", () -> e.groupRecovery(n)));
+    EXPERIMENTS.put("esh-load-factor", (e, n) -> e.ifScheme(n, "esh", () -> e.loadFactor(n, List.of(
+        Series.of("esh", "bucketsPerSegment", 4), Series.of("esh", "bucketsPerSegment", 16), Series.of("esh", "bucketsPerSegment", 64),
+        Series.of("cceh"), Series.of("dash-eh")), e.pick(40_000_000, 2_000_000, 20_000))));
+    EXPERIMENTS.put("esh-scaling", (e, n) -> e.ifScheme(n, "esh", () -> e.throughput(n, List.of("esh", "cceh", "dash-eh"),
+        e.threadCounts(), e.pick(10_000_000, 500_000, 5_000), e.pick(190_000_000, 1_000_000, 5_000))));
+    EXPERIMENTS.put("esh-recovery", (e, n) -> e.ifScheme(n, "esh", () -> e.recovery(n, List.of("esh", "cceh", "dash-eh"),
+        e.paper ? new long[] {40_000_000, 80_000_000, 160_000_000, 320_000_000}
+            : e.tiny ? new long[] {2_000, 4_000} : new long[] {250_000, 500_000, 1_000_000, 2_000_000})));
+    EXPERIMENTS.put("nvlh-value-size", (e, n) -> e.ifScheme(n, "nvlh", () -> e.ifScheme(n, "nvdh", () -> e.nvlhValueSize(n))));
   }
 
   private interface Body {
@@ -151,6 +187,18 @@ public final class Experiments {
     return s;
   }
 
+  private long dashPreload() {
+    return pick(10_000_000, 1_000_000, 5_000);
+  }
+
+  private long dashOps() {
+    return pick(190_000_000, 2_000_000, 5_000);
+  }
+
+  private long dashInserts() {
+    return pick(40_000_000, 4_000_000, 20_000);
+  }
+
   private List<Integer> threadCounts() {
     List<Integer> t = new ArrayList<>();
     for (int i = 1; i < maxThreads; i *= 2) {
@@ -161,9 +209,7 @@ public final class Experiments {
   }
 
   /** Dash §6.3 / §6.4: the workload's phases per scheme and thread count. */
-  private void throughput(String name, List<String> which, List<Integer> threads) throws IOException {
-    long preload = paper ? 10_000_000 : 1_000_000;
-    long ops = paper ? 190_000_000 : 2_000_000;
+  private void throughput(String name, List<String> which, List<Integer> threads, long preload, long ops) throws IOException {
     try (Csv csv = csv(name, "scheme,durability,threads,phase,ops,seconds,mops,flushes_per_op,drains_per_op,load_factor",
         "preload " + preload + " records, then " + ops + " operations per phase (Dash §6.2 uses 10M + 190M)")) {
       for (String scheme : which) {
@@ -182,8 +228,7 @@ public final class Experiments {
   }
 
   /** Dash Fig. 11/12: load factor after every {@code step} inserted records. */
-  private void loadFactor(String name, List<Series> series) throws IOException {
-    long total = paper ? 40_000_000 : 4_000_000;
+  private void loadFactor(String name, List<Series> series, long total) throws IOException {
     long step = total / 200;
     try (Csv csv = csv(name, "series,records,load_factor", "insert " + total + " records into an empty table, load factor every " + step)) {
       for (Series s : series) {
@@ -208,9 +253,7 @@ public final class Experiments {
   }
 
   /** Dash Table 1: open a crash image (the file copied while the table is open) against records. */
-  private void recovery(String name, List<String> which) throws IOException {
-    long[] sizes = paper ? new long[] {40_000_000, 80_000_000, 160_000_000, 320_000_000}
-        : new long[] {500_000, 1_000_000, 2_000_000, 4_000_000};
+  private void recovery(String name, List<String> which, long[] sizes) throws IOException {
     if (durability == Durability.VOLATILE) {
       log.printf("%s: skipped: a VOLATILE table has no file to recover%n", name);
       return;
@@ -246,7 +289,7 @@ public final class Experiments {
    * up; recovery code itself runs cold, as it would after a real restart.
    */
   private void afterCrash(String name, List<String> which) throws IOException {
-    long n = paper ? 40_000_000 : 2_000_000;
+    long n = pick(40_000_000, 2_000_000, 20_000);
     if (durability == Durability.VOLATILE) {
       log.printf("%s: skipped: a VOLATILE table has no file to recover%n", name);
       return;
@@ -256,20 +299,288 @@ public final class Experiments {
             + " on one thread; throughput per 10 ms from the start of open (the first row, 0 Mops/s, is when open returned)")) {
       for (String scheme : which) {
         long[] keys = Keys.range(42, 0, n);
-        int[] probe = new int[1 << 20];
+        int[] probe = new int[tiny ? 1 << 12 : 1 << 20];
         java.util.SplittableRandom r = new java.util.SplittableRandom(7);
         for (int i = 0; i < probe.length; i++) {
           probe[i] = r.nextInt((int) n);
         }
-        Path image = crashImage(name, scheme, n, t -> searchSlices(t, keys, probe, System.nanoTime(), 100, null, scheme));
+        Path image = crashImage(name, scheme, n, t -> searchSlices(t, keys, probe, System.nanoTime(), tiny ? 5 : 100, null, scheme));
         try {
           long start = System.nanoTime();
           try (LongHashTable t = PmHash.open(image, TableOptions.any().withDurability(durability))) {
             csv.row(scheme, durability.name(), (System.nanoTime() - start) / 1e6, 0.0); // back online
-            searchSlices(t, keys, probe, start, 150, csv, scheme);
+            searchSlices(t, keys, probe, start, tiny ? 10 : 150, csv, scheme);
           }
         } finally {
           Files.deleteIfExists(image);
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- group hashing (ICPP 2018)
+
+  /** The key of the paper's {@code RandomNum} trace: uniform random integers, a seed per trace. */
+  private static final long GROUP_SEED = 42;
+
+  /** Index of the first key a latency round inserts: far above every fill key. */
+  private static final long ROUND_BASE = 1L << 40;
+
+  /**
+   * Group hashing Fig. 5 (and, per group size, Fig. 8a): each table is filled to a load factor,
+   * then rounds of {@code batch} inserts of new keys, {@code batch} queries of them and {@code
+   * batch} deletes of them run (the paper's 1000 each, §4.3); the deletes leave the table as the
+   * round found it. The first rounds warm the JIT up and are not recorded; the latency is the mean
+   * over the measured rounds (the paper averages five runs). The group table has a fixed size (the
+   * paper's 2^23 cells, {@code expand=0}, sized through the initial capacity); Dash-EH gets the
+   * same initial capacity and the same records, and its own load factor is in the CSV beside.
+   */
+  private void groupLatency(String name, List<Series> series, double[] loadFactors) throws IOException {
+    long cells = pick(1L << 23, 1L << 20, 1L << 14);
+    int batch = (int) pick(1000, 1000, 200);
+    int warmup = (int) pick(5, 5, 1);
+    int rounds = (int) pick(15, 15, 3);
+    try (Csv csv = csv(name, "series,group_size,cells,load_factor,records,table_load_factor,phase,rounds,latency_ns,mean_ns",
+        "a table of " + cells + " cells (group: fixed size; dash-eh: the same initial capacity) filled to each load factor,"
+            + " then " + warmup + " warm-up and " + rounds + " measured rounds of " + batch + " inserts, " + batch + " queries and "
+            + batch + " deletes; latency_ns: the median over the rounds of each round's mean per operation (robust to another"
+            + " process taking the core for a round), mean_ns: the mean over all (group hashing §4.3 uses 2^23 cells, 1000 of"
+            + " each, the average of 5 runs)")) {
+      for (Series s : series) {
+        if (!PmHash.schemes().containsKey(s.scheme())) {
+          log.printf("%s: %s skipped: not in this build%n", name, s.label());
+          continue;
+        }
+        TableOptions o = s.options(durability).withInitialCapacity(cells * 3 / 4);
+        if (s.scheme().equals("group")) {
+          o = o.withParam("expand", 0);
+        }
+        long[] fill = Keys.range(GROUP_SEED, 0, (long) (cells * loadFactors[loadFactors.length - 1]));
+        try (LongHashTable t = create(name, o)) {
+          long slots = t.stats().slots();
+          check(!s.scheme().equals("group") || slots == cells, "group: asked for " + cells + " cells, got " + slots);
+          long done = 0;
+          for (double lf : loadFactors) {
+            long target = (long) (cells * lf);
+            for (; done < target; done++) {
+              t.put(fill[(int) done], done);
+            }
+            log.printf("%s: %s at load factor %.2f (%,d records in %,d slots; the table's own load factor %.3f)%n",
+                name, s.label(), lf, done, slots, t.loadFactor());
+            double[][] ns = latencyRounds(t, batch, warmup, rounds);
+            long g = s.scheme().equals("group") ? s.value() : 0;
+            for (int p = 0; p < 3; p++) {
+              csv.row(s.label(), g, cells, String.valueOf(lf), done, t.loadFactor(), PHASES[p], rounds, median(ns[p]),
+                  Arrays.stream(ns[p]).average().orElseThrow());
+            }
+          }
+          if (t.size() != done) {
+            throw new IllegalStateException(s.label() + ": the table holds " + t.size() + " records after the rounds, expected " + done);
+          }
+        } finally {
+          Files.deleteIfExists(pool(name));
+        }
+      }
+    }
+  }
+
+  private static final String[] PHASES = {"insert", "query", "delete"};
+
+  private static double median(double[] v) {
+    double[] c = v.clone();
+    Arrays.sort(c);
+    return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
+  }
+
+  /** Mean ns per insert, query and delete of each measured round ({@code [phase][round]}); checks every result. */
+  private static double[][] latencyRounds(LongHashTable t, int batch, int warmup, int rounds) {
+    double[][] ns = new double[3][rounds];
+    for (int r = 0; r < warmup + rounds; r++) {
+      long[] keys = Keys.range(GROUP_SEED, ROUND_BASE + (long) r * batch, ROUND_BASE + (long) (r + 1) * batch);
+      long wrong = 0;
+      long t0 = System.nanoTime();
+      for (int i = 0; i < batch; i++) {
+        wrong += t.put(keys[i], i) ? 0 : 1;
+      }
+      long t1 = System.nanoTime();
+      for (int i = 0; i < batch; i++) {
+        wrong += t.get(keys[i], -1) == i ? 0 : 1;
+      }
+      long t2 = System.nanoTime();
+      for (int i = 0; i < batch; i++) {
+        wrong += t.remove(keys[i]) ? 0 : 1;
+      }
+      long t3 = System.nanoTime();
+      if (wrong != 0) {
+        throw new IllegalStateException(t.scheme() + ": " + wrong + " of a round's operations did not do what they should");
+      }
+      if (r >= warmup) {
+        ns[0][r - warmup] = (double) (t1 - t0) / batch;
+        ns[1][r - warmup] = (double) (t2 - t1) / batch;
+        ns[2][r - warmup] = (double) (t3 - t2) / batch;
+      }
+    }
+    return ns;
+  }
+
+  /**
+   * Group hashing Fig. 7 and Fig. 8b: space utilisation, the load factor at the first insert that
+   * fails, in a fixed-size table ({@code expand=0}: an insert into a full group throws
+   * GroupFullException and changes nothing), per group size 64..1024 and per trace. The paper's
+   * three traces (RandomNum, Bag-of-Words, Fingerprint) are not here: each "trace" is random keys
+   * from its own seed.
+   */
+  private void groupSpace(String name) throws IOException {
+    long cells = pick(1L << 23, 1L << 18, 1L << 14);
+    int traces = 3;
+    try (Csv csv = csv(name, "series,trace,group_size,cells,records,space_utilisation",
+        "a fixed-size table of " + cells + " cells per group size, random keys (" + traces + " seeds in place of the paper's three"
+            + " traces) inserted until the first insert fails; space utilisation = records / cells then (group hashing §4.4, §4.5"
+            + " uses 2^23..2^25 cells)")) {
+      for (int g = 64; g <= 1024; g *= 2) {
+        for (int trace = 1; trace <= traces; trace++) {
+          TableOptions o = TableOptions.scheme("group").withDurability(durability).withParam("groupSize", g)
+              .withParam("expand", 0).withInitialCapacity(cells * 3 / 4);
+          try (LongHashTable t = create(name, o)) {
+            long slots = t.stats().slots();
+            long i = 0;
+            for (;; i++) {
+              long k = Keys.key(GROUP_SEED + trace, i);
+              try {
+                t.put(k, i);
+              } catch (IllegalStateException full) {
+                if (!full.getClass().getSimpleName().equals("GroupFullException")) {
+                  throw full;
+                }
+                break;
+              }
+              if (i > slots) {
+                throw new IllegalStateException("group: " + i + " inserts into " + slots + " cells without a failure");
+              }
+            }
+            if (t.size() != i) {
+              throw new IllegalStateException("group: the failed insert changed the table: " + t.size() + " records, expected " + i);
+            }
+            csv.row("group (groupSize=" + g + ")", "trace " + trace + " (seed " + (GROUP_SEED + trace) + ")", g, slots, i,
+                (double) i / slots);
+            log.printf("%s: group size %d, trace %d: first failed insert at %,d of %,d cells (%.3f)%n", name, g, trace, i, slots,
+                (double) i / slots);
+          } finally {
+            Files.deleteIfExists(pool(name));
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Group hashing Table 3: recovery time against table size. A fixed-size table is filled to load
+   * factor 0.5 (timed: the paper compares recovery with this), the pool copied while open (what a
+   * crash leaves), and the copy opened: recovery scans every cell (Algorithm 4). Two copies are
+   * opened untimed so that the JIT has compiled the scan; three more are timed, and the median is
+   * the result (the fastest beside it).
+   */
+  private void groupRecovery(String name) throws IOException {
+    long[] sizes = paper ? new long[] {1L << 23, 1L << 24, 1L << 25, 1L << 26}
+        : tiny ? new long[] {1L << 12, 1L << 13} : new long[] {1L << 19, 1L << 20, 1L << 21, 1L << 22};
+    if (durability == Durability.VOLATILE) {
+      log.printf("%s: skipped: a VOLATILE table has no file to recover%n", name);
+      return;
+    }
+    try (Csv csv = csv(name, "scheme,durability,cells,table_mib,records,fill_ms,recovery_ms,fastest_ms,recovery_percent,records_after",
+        "a fixed-size table of C cells (table_mib = C x 16 B, the paper's measure) filled to load factor 0.5 (fill_ms),"
+            + " copied while open; copies of it opened 2 times untimed (JIT warm-up), then 3 times timed: recovery_ms is the"
+            + " median, fastest_ms the fastest (group hashing Table 3: 128 MB..1 GB)")) {
+      for (long cells : sizes) {
+        Path file = pool(name);
+        Path image = file.resolveSibling(file.getFileName() + ".crash");
+        Path warm = file.resolveSibling(file.getFileName() + ".warm");
+        long records = cells / 2;
+        long[] keys = Keys.range(GROUP_SEED, 0, records);
+        double fillMs;
+        TableOptions o = TableOptions.scheme("group").withDurability(durability).withParam("expand", 0)
+            .withInitialCapacity(cells * 3 / 4);
+        try (LongHashTable t = create(name, o)) {
+          if (t.stats().slots() != cells) {
+            throw new IllegalStateException("group: asked for " + cells + " cells, got " + t.stats().slots());
+          }
+          long t0 = System.nanoTime();
+          for (int i = 0; i < records; i++) {
+            t.put(keys[i], i);
+          }
+          fillMs = (System.nanoTime() - t0) / 1e6;
+          Files.copy(file, image, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+          Files.deleteIfExists(file);
+        }
+        try {
+          double[] ms = new double[5];
+          long after = -1;
+          for (int round = 0; round < ms.length; round++) {
+            Files.copy(image, warm, StandardCopyOption.REPLACE_EXISTING);
+            long t0 = System.nanoTime();
+            try (LongHashTable t = PmHash.open(warm, TableOptions.any().withDurability(durability))) {
+              ms[round] = (System.nanoTime() - t0) / 1e6;
+              after = t.size();
+              check(after == records, "group: the crash image holds " + after + " records, expected " + records);
+            }
+          }
+          double[] timed = Arrays.copyOfRange(ms, 2, ms.length);
+          double med = median(timed);
+          csv.row("group", durability.name(), cells, (double) (cells * 16) / (1 << 20), records, fillMs, med,
+              Arrays.stream(timed).min().orElseThrow(), 100 * med / fillMs, after);
+          log.printf("%s: %,d cells: fill %.1f ms, recovery %.2f ms (median of 3 after 2 warm-up opens)%n", name, cells, fillMs, med);
+        } finally {
+          Files.deleteIfExists(image);
+          Files.deleteIfExists(warm);
+        }
+      }
+    }
+  }
+
+  private static void check(boolean ok, String what) {
+    if (!ok) {
+      throw new IllegalStateException(what);
+    }
+  }
+
+  // ---------------------------------------------------------------- NVLH
+
+  /**
+   * NVLH Fig. 2 and 3: throughput and maximum latency of insert, query and delete against the
+   * value size, NVLH against NVDH (the log-free default, and {@code transactions=1}, the paper's
+   * transactional NVDH). The paper's 100,000 operations each, into an empty table (so the inserts
+   * include every split and rehash, the deletes every merge), through the workload with {@code
+   * --latency} and {@code --value-bytes V}: values are blocks of the pool's heap, which is not
+   * crash-consistent as a whole (see the workload's help). The paper does not list its value
+   * sizes; these are 8 B to 1 KiB. Each series runs once untimed first (JIT warm-up).
+   */
+  private void nvlhValueSize(String name) throws IOException {
+    long ops = pick(100_000, 100_000, 2_000);
+    int[] sizes = tiny ? new int[] {8, 64} : new int[] {8, 64, 256, 1024};
+    List<Series> series = List.of(Series.of("nvlh"), Series.of("nvdh"), Series.of("nvdh", "transactions", 1));
+    try (Csv csv = csv(name, "series,value_bytes,phase,ops,seconds,mops,p999_ns,max_ns,flushes_per_op,drains_per_op",
+        ops + " inserts into an empty table, then " + ops + " positive searches, negative searches, deletes (the paper's 100,000);"
+            + " values out of line (--value-bytes, not crash-consistent as a whole: every insert also takes an allocator step and"
+            + " every delete a free, 4 drains each, the same for every series); latency per operation; one untimed warm-up run"
+            + " per series")) {
+      for (Series s : series) {
+        for (int i = -1; i < sizes.length; i++) {
+          int v = sizes[Math.max(0, i)];
+          List<String> args = new ArrayList<>(List.of("--scheme", s.scheme(), "--durability", durability.name(),
+              "--file", pool(name).toString(), "--preload", "0", "--ops", Long.toString(ops), "--latency",
+              "--value-bytes", Integer.toString(v)));
+          if (s.param() != null) {
+            args.addAll(List.of("--param", s.param() + "=" + s.value()));
+          }
+          List<PhaseResult> results = TableWorkload.run(WorkloadOptions.parse(args.toArray(String[]::new)), log);
+          if (i < 0) {
+            continue; // the warm-up run
+          }
+          for (PhaseResult r : results) {
+            csv.row(s.label(), v, r.phase(), r.ops(), r.seconds(), r.mops(), r.latency().percentile(0.999), r.latency().max(),
+                r.flushesPerOp(), r.drainsPerOp());
+          }
         }
       }
     }
@@ -339,12 +650,15 @@ public final class Experiments {
     Files.createDirectories(out);
     Csv c = new Csv(out.resolve(name + ".csv"));
     c.comment("experiment: " + name);
-    c.comment("parameters: " + parameters + (paper ? " (--paper)" : " (scaled; --paper for the paper's sizes)"));
+    c.comment("parameters: " + parameters + (paper ? " (--paper)" : tiny ? " (tiny: a unit test's sizes)"
+        : " (scaled; --paper for the paper's sizes)"));
     c.comment("durability: " + durability + (durability == Durability.PMEM ? "" : " (not persistent memory: DRAM/page cache)"));
     c.comment("pool file system: " + Files.getFileStore(dir).type());
     c.comment("machine: " + Machine.describe());
     c.comment("jdk: " + Runtime.version() + " " + System.getProperty("java.vm.name"));
     c.comment("taken: " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    c.comment("load average: " + Machine.loadAverage() + " (1, 5, 15 min, at the start; on 2 cores anything above 2 means"
+        + " other work was running)");
     c.comment("command: " + command);
     c.line(header);
     return c;
@@ -440,12 +754,12 @@ public final class Experiments {
       System.exit(2);
       return;
     }
-    Experiments e = new Experiments(out, dir, durability, List.copyOf(schemes), paper, threads,
+    Experiments e = new Experiments(out, dir, durability, List.copyOf(schemes), paper, false, threads,
         "Experiments " + String.join(" ", args), System.err);
     int failed = 0;
     for (String name : names) {
       try {
-        EXPERIMENTS.get(name).run(e, name);
+        e.run(name);
       } catch (IOException | RuntimeException ex) {
         failed++;
         System.err.println(name + ": FAILED: " + ex);
@@ -464,6 +778,16 @@ public final class Experiments {
   /** The machine a result was taken on, for the CSV header. */
   static final class Machine {
     private Machine() {}
+
+    /** @return the 1, 5 and 15 minute load averages from /proc/loadavg, or "unknown" */
+    static String loadAverage() {
+      try {
+        String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+        return f[0] + " " + f[1] + " " + f[2];
+      } catch (IOException | UncheckedIOException | ArrayIndexOutOfBoundsException e) {
+        return "unknown";
+      }
+    }
 
     static String describe() {
       String cpu = "unknown CPU";

@@ -41,4 +41,39 @@ public final class Keys {
     }
     return keys;
   }
+
+  /**
+   * A long widened to {@code length} bytes (the workload's {@code --key-bytes} and the pointer-mode
+   * benchmark's keys): its 8 bytes little-endian, then 8 bytes of {@code key(k, i)} at each further
+   * offset {@code i}; distinct longs give distinct arrays. {@code length} 8 gives the long's bytes.
+   *
+   * @param k the long
+   * @param length bytes, at least 8
+   * @return a new array
+   */
+  public static byte[] widen(long k, int length) {
+    byte[] b = new byte[length];
+    long f = k;
+    for (int i = 0; i < length; i++) {
+      if (i >= 8 && (i & 7) == 0) {
+        f = key(k, i);
+      }
+      b[i] = (byte) (f >>> (8 * (i & 7)));
+    }
+    return b;
+  }
+
+  /**
+   * The long of an array's first 8 bytes, little-endian (the inverse of {@link #widen}).
+   *
+   * @param b at least 8 bytes
+   * @return the long
+   */
+  public static long narrow(byte[] b) {
+    long x = 0;
+    for (int i = 7; i >= 0; i--) {
+      x = x << 8 | (b[i] & 0xFF);
+    }
+    return x;
+  }
 }

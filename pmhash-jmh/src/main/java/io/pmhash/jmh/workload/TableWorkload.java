@@ -34,6 +34,10 @@ final class TableWorkload {
     human.printf("pmhash workload: scheme %s, %,d preloaded keys, then %,d operations per phase, %d thread%s, seed %d%s%n",
         o.scheme(), n, m, o.threads(), o.threads() == 1 ? "" : "s", o.seed(),
         o.keyBytes() == 0 ? "" : ", " + o.keyBytes() + "-byte keys in pointer mode (PmHashMap<byte[], byte[]>)");
+    if (o.valueBytes() > 0) {
+      human.printf("  values: %d-byte blocks of the pool's heap, the table holds their offsets"
+          + " (not crash-consistent as a whole: a crash mid-insert or mid-delete leaks a block)%n", o.valueBytes());
+    }
     boolean file = o.durability() != Durability.VOLATILE;
     Path crashCopy = o.file().resolveSibling(o.file().getFileName() + ".crash");
     if (file) {

@@ -21,6 +21,7 @@ record WorkloadOptions(
     Map<String, Long> params,
     int recordBytes,
     int keyBytes,
+    int valueBytes,
     boolean csv,
     boolean latency) {
 
@@ -46,6 +47,13 @@ record WorkloadOptions(
           --key-bytes K        0 (default): 8-byte keys and values inline (LongHashTable);
                                8..1024: K-byte keys and 8-byte values through a
                                PmHashMap<byte[], byte[]> in the scheme's pointer mode
+          --value-bytes V      0 (default): 8-byte values inline; 8..65536 (a multiple of 8): a
+                               value is a V-byte block of the pool's heap and the table maps
+                               the 8-byte key to the block's offset (any scheme; for NVLH's Fig. 2-3).
+                               NOT crash-consistent as a whole: a block is owned before the
+                               insert that links it and freed after the delete that unlinks
+                               it, so a crash between the two leaks that block (the table
+                               itself stays consistent and never points at a free block)
           --latency            time every operation of the measured phases of a table scheme
                                (System.nanoTime per call, a histogram per thread): adds p99.9
                                and max latency per phase to the report (and the columns
@@ -76,6 +84,7 @@ record WorkloadOptions(
     Map<String, Long> params = new LinkedHashMap<>();
     int recordBytes = 32;
     int keyBytes = 0;
+    int valueBytes = 0;
     boolean csv = false;
     boolean latency = false;
     for (int i = 0; i < args.length; i++) {
@@ -115,14 +124,28 @@ record WorkloadOptions(
             throw new UsageException("--key-bytes " + keyBytes + ": pointer-mode keys are 8..1024 bytes (0 for inline keys)");
           }
         }
+        case "--value-bytes" -> {
+          valueBytes = (int) number(args, ++i, a, 0, 65536);
+          if (valueBytes > 0 && (valueBytes < 8 || valueBytes % 8 != 0)) {
+            throw new UsageException("--value-bytes " + valueBytes + ": out-of-line values are a multiple of 8 in 8..65536 bytes"
+                + " (0 for inline values)");
+          }
+        }
         default -> throw new UsageException("unknown option " + a);
       }
     }
     if (!scheme.equals(POOL) && !PmHash.schemes().containsKey(scheme)) {
       throw new UsageException("unknown scheme '" + scheme + "'; available: " + String.join(", ", PmHash.schemes().keySet()) + (PmHash.schemes().isEmpty() ? "" : ", ") + POOL);
     }
+    if (scheme.equals(POOL) && valueBytes > 0) {
+      throw new UsageException("--value-bytes needs a table scheme; the pool workload sizes its records with --record-bytes");
+    }
+    if (keyBytes > 0 && valueBytes > 0) {
+      throw new UsageException("--key-bytes and --value-bytes cannot be combined: pointer mode keeps 8-byte values,"
+          + " --value-bytes uses the inline table; choose one");
+    }
     return new WorkloadOptions(scheme, durability, file, keep, preload, ops, threads, seed,
-        initialCapacity, Map.copyOf(params), recordBytes, keyBytes, csv, latency);
+        initialCapacity, Map.copyOf(params), recordBytes, keyBytes, valueBytes, csv, latency);
   }
 
   private static String value(String[] args, int i, String option) {
