@@ -102,6 +102,11 @@ public final class Pool implements AutoCloseable {
 
   private volatile MemorySegment memory;
   private volatile boolean closed;
+  /**
+   * The header words {@link #markOpen} overwrote (file size, clean-shutdown marker, recovery
+   * epoch), for {@link #closeRefused}; null for a pool that was created, not opened.
+   */
+  private long[] wordsBeforeOpen;
   private System.Logger.Level openLogLevel = System.Logger.Level.INFO;
 
   private Pool(
@@ -579,6 +584,7 @@ public final class Pool implements AutoCloseable {
 
   private void markOpen(boolean clean) {
     MemorySegment m = memory;
+    wordsBeforeOpen = new long[] {u64(m, FILE_SIZE_OFFSET), u64(m, CLEAN_SHUTDOWN_OFFSET), u64(m, RECOVERY_EPOCH_OFFSET)};
     // PERSIST: cleared before anything else is written, so a crash from now on is visible.
     setWordRelease(m, CLEAN_SHUTDOWN_OFFSET, 0);
     setWordRelease(m, RECOVERY_EPOCH_OFFSET, u64(m, RECOVERY_EPOCH_OFFSET) + 1);
@@ -1116,20 +1122,60 @@ public final class Pool implements AutoCloseable {
         }
       }
     } finally {
+      release();
+    }
+  }
+
+  /**
+   * Closes a pool whose table was refused right after this open (a scheme found the table
+   * damaged, or in another mode): the header words the open wrote (file size, clean-shutdown
+   * marker, recovery epoch) get their values back and no clean shutdown is recorded, so the
+   * refused file is left as it was found (issue 9: "a failed open never modifies the file"). The
+   * scheme must refuse before it writes anything itself. Not undone: lane recovery, which writes
+   * only if a crash left a log step in flight; it is the repair every open makes, idempotent, and
+   * the restored marker makes the next open repeat it. On a pool that was created, not opened,
+   * this is {@link #close()}.
+   *
+   * @throws IOException if the file cannot be forced or closed
+   */
+  public synchronized void closeRefused() throws IOException {
+    long[] before = wordsBeforeOpen;
+    if (closed || before == null || channel == null) {
+      close();
+      return;
+    }
+    closed = true;
+    try {
+      MemorySegment m = memory;
+      setWordRelease(m, FILE_SIZE_OFFSET, before[0]);
+      setWordRelease(m, CLEAN_SHUTDOWN_OFFSET, before[1]);
+      setWordRelease(m, RECOVERY_EPOCH_OFFSET, before[2]);
+      // PERSIST: the words markOpen persisted, restored (the marker as found: a refused open
+      // records no shutdown, clean or not)
+      persistence.persist(FILE_SIZE_OFFSET, 24);
+      if (durability == Durability.MSYNC || durability == Durability.PMEM) {
+        m.force();
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** Unmaps and unlocks; the caller has set {@link #closed}. */
+  private void release() throws IOException {
+    try {
+      arena.close();
+    } finally {
       try {
-        arena.close();
+        if (host != null) {
+          host.close();
+        }
       } finally {
-        try {
-          if (host != null) {
-            host.close();
-          }
-        } finally {
-          if (channel != null) {
-            try {
-              lock.release();
-            } finally {
-              channel.close();
-            }
+        if (channel != null) {
+          try {
+            lock.release();
+          } finally {
+            channel.close();
           }
         }
       }

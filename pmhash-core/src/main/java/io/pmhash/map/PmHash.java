@@ -293,6 +293,11 @@ public final class PmHash {
     T build();
   }
 
+  /**
+   * Builds the table over a pool just created or opened; if the scheme refuses, the pool is
+   * closed with {@link Pool#closeRefused()}, which gives an opened file back as it was found (a
+   * created pool is simply closed).
+   */
   private static <T> T buildOrClose(Pool pool, Builder<T> builder) throws IOException {
     try {
       return builder.build();
@@ -300,14 +305,14 @@ public final class PmHash {
       // A provider reports a bad table (e.g. CorruptPoolException) wrapped; callers get the cause.
       IOException cause = e.getCause();
       try {
-        pool.close();
+        pool.closeRefused();
       } catch (IOException suppressed) {
         cause.addSuppressed(suppressed);
       }
       throw cause;
     } catch (RuntimeException | Error e) {
       try {
-        pool.close();
+        pool.closeRefused();
       } catch (IOException suppressed) {
         e.addSuppressed(suppressed);
       }

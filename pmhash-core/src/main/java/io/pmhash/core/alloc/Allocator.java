@@ -13,6 +13,7 @@ import io.pmhash.core.internal.Words;
 import io.pmhash.core.log.Lanes;
 import io.pmhash.core.log.Redo;
 import io.pmhash.core.log.TxAllocator;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -55,7 +56,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * the first allocations after open read chunk headers (one word per run or span, never the
  * blocks) and the bitmaps of the runs they load, until they find room; a free of a block in a
  * chunk not yet loaded loads the chunks up to it. Over the life of an open pool each chunk is
- * loaded once.
+ * loaded once. A chunk header that is neither a run of a size class nor a span inside the high
+ * water is damage: whichever call loads that chunk ({@link #reserve}, {@link #owned}, {@link
+ * #free}, ...) throws an {@link UncheckedIOException} wrapping a {@link CorruptPoolException}.
  *
  * <h2>Concurrency</h2>
  *
@@ -619,7 +622,10 @@ public final class Allocator implements TxAllocator {
       }
       scanned = (int) (c + field);
     } else {
-      throw new IllegalStateException(pool.path() + ": heap chunk " + c + " at offset " + base + " has an invalid header " + Long.toHexString(h) + "; the pool is damaged");
+      // Damage, not a bug: typed, so that a caller tells it from a programming error (issue 9).
+      throw new UncheckedIOException(new CorruptPoolException(pool.path() + ": heap chunk " + c + " at offset " + base
+          + " has an invalid header 0x" + Long.toHexString(h) + " (neither a run of a size class nor a span inside the"
+          + " high water): the pool was damaged; restore it from a copy"));
     }
   }
 

@@ -3,6 +3,8 @@ package io.pmhash.schemes.cceh;
 import static io.pmhash.schemes.cceh.CcehLayout.*;
 
 import io.pmhash.core.Pool;
+import io.pmhash.schemes.internal.Damage;
+import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -49,13 +51,31 @@ final class CcehRecovery {
     MemorySegment m = pool.memory();
     long dir = table.directory(m);
     String where = CcehTable.where(pool);
-    if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize()) {
-      throw CcehTable.corrupt(where + ": cceh directory offset " + dir + " is outside the pool");
+    if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize() || (dir & 63) != 0) {
+      throw CcehTable.corrupt(where + ": cceh directory offset " + dir + " is outside the pool or not 64-byte aligned");
     }
     int g = (int) INT.get(m, dir + DIR_DEPTH);
     if (g < 0 || g > MAX_DEPTH || dir + directoryBytes(g) > m.byteSize()) {
       throw CcehTable.corrupt(where + ": cceh directory depth " + g + " is invalid for the pool's size");
     }
+    // (0) read-only, before any repair writes (issue 9): every entry an allocated segment block,
+    // and every split child that (2) follows an allocated segment block of a plausible shape
+    ExtendibleDirectory.validate(pool, dir, SEGMENT_BYTES, (mm, seg, first, count, depth) -> {
+      long child = repair ? (long) LONG.get(mm, seg + SEG_CHILD) : 0;
+      if (child == 0) {
+        return null;
+      }
+      String problem = Damage.blockProblem(pool, child, SEGMENT_BYTES, 64);
+      if (problem != null) {
+        return "names a split child at " + child + ", " + problem;
+      }
+      long shape = (long) LONG.get(mm, seg + SEG_SHAPE);
+      int d = depthOf((long) LONG.get(mm, child + SEG_SHAPE)) - 1;
+      if (d < 0 || d >= depth || depthOf(shape) > d + 1) {
+        return "names a split child at " + child + " whose depth " + (d + 1) + " does not follow its own " + depthOf(shape);
+      }
+      return null;
+    }, CcehProvider.NAME);
     long entries = 1L << g;
     long records = 0;
     long segments = 0;

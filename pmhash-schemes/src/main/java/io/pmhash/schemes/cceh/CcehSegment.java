@@ -3,6 +3,7 @@ package io.pmhash.schemes.cceh;
 import static io.pmhash.schemes.cceh.CcehLayout.*;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.schemes.internal.Damage;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -38,12 +39,28 @@ final class CcehSegment {
 
   static void readLock(MemorySegment m, long seg) {
     long off = seg + SEG_LOCK;
+    long w = (long) LONG.getVolatile(m, off);
+    if ((w & (WRITER | WRITER_WAITING)) == 0 && LONG.compareAndSet(m, off, w, w + 1)) {
+      return;
+    }
+    readLockSlow(m, off);
+  }
+
+  /**
+   * The wait of {@link #readLock}, bounded: a word that stays unchanged while it keeps readers
+   * out for {@link Damage#STUCK_LOCK_MILLIS} ms is damage (a lock word is reset only by recovery
+   * after a crash, not after a clean shutdown).
+   */
+  private static void readLockSlow(MemorySegment m, long off) {
     for (;;) {
       long w = (long) LONG.getVolatile(m, off);
-      if ((w & (WRITER | WRITER_WAITING)) == 0 && LONG.compareAndSet(m, off, w, w + 1)) {
-        return;
+      if ((w & (WRITER | WRITER_WAITING)) == 0) {
+        if (LONG.compareAndSet(m, off, w, w + 1)) {
+          return;
+        }
+        continue;
       }
-      Thread.onSpinWait();
+      Damage.awaitWordChange(m, off, w, o -> (long) LONG.getVolatile(m, o), "cceh segment lock");
     }
   }
 
@@ -53,16 +70,28 @@ final class CcehSegment {
 
   static void writeLock(MemorySegment m, long seg) {
     long off = seg + SEG_LOCK;
+    long w = (long) LONG.getVolatile(m, off);
+    if ((w & ~WRITER_WAITING) == 0 && LONG.compareAndSet(m, off, w, WRITER)) {
+      return;
+    }
+    writeLockSlow(m, off);
+  }
+
+  /** The wait of {@link #writeLock}, bounded as {@link #readLockSlow}'s. */
+  private static void writeLockSlow(MemorySegment m, long off) {
     for (;;) {
       long w = (long) LONG.getVolatile(m, off);
       if ((w & ~WRITER_WAITING) == 0) {
         if (LONG.compareAndSet(m, off, w, WRITER)) {
           return;
         }
-      } else if ((w & WRITER_WAITING) == 0) {
-        LONG.compareAndSet(m, off, w, w | WRITER_WAITING);
+        continue;
       }
-      Thread.onSpinWait();
+      if ((w & WRITER_WAITING) == 0) {
+        LONG.compareAndSet(m, off, w, w | WRITER_WAITING);
+        continue;
+      }
+      Damage.awaitWordChange(m, off, w, o -> (long) LONG.getVolatile(m, o), "cceh segment lock");
     }
   }
 

@@ -15,6 +15,7 @@ import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
 import io.pmhash.map.TableStats;
+import io.pmhash.schemes.internal.Damage;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -171,9 +172,12 @@ public final class DashEhTable implements LongHashTable {
   }
 
   /**
-   * Opens the table of a pool: O(1) (Dash §4.8). After an unclean shutdown the global version
-   * becomes the pool's new recovery epoch (persisted), so every segment is recovered on first
-   * touch; nothing else is read or written.
+   * Opens the table of a pool: no segment is recovered (Dash §4.8: after an unclean shutdown
+   * the global version becomes the pool's new recovery epoch, persisted, so every segment is
+   * recovered on first touch), and nothing else is written. What open reads is O(directory):
+   * the directory, each segment's header word and the side-link chain are validated first
+   * (issue 9, {@code validateStructure}), so a damaged pool is refused here, unchanged, rather
+   * than followed by the routing; no record is read.
    *
    * @param pool the opened pool
    * @return the table
@@ -203,8 +207,8 @@ public final class DashEhTable implements LongHashTable {
       throw corrupt(where + ": dash-eh stash bucket count " + stash + " is not 2..4 or differs from the pool header's");
     }
     long dir = (long) LONG.get(m, h + HDR_DIRECTORY);
-    if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize()) {
-      throw corrupt(where + ": dash-eh directory offset " + dir + " is outside the pool");
+    if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize() || (dir & 63) != 0) {
+      throw corrupt(where + ": dash-eh directory offset " + dir + " is outside the pool or not 64-byte aligned");
     }
     int mode = (int) INT.get(m, h + HDR_KEY_MODE);
     if (mode != KEY_MODE_INLINE && mode != KEY_MODE_POINTER) {
@@ -222,16 +226,47 @@ public final class DashEhTable implements LongHashTable {
       throw corrupt(where + ": dash-eh directory at " + dir + " has global depth " + depth
           + ", not 0.." + MAX_GLOBAL_DEPTH + " or reaching past the end of the pool");
     }
-    long gv;
-    if (pool.lastShutdownClean()) {
-      gv = (long) LONG.get(m, h + HDR_GLOBAL_VERSION);
-    } else {
-      gv = pool.recoveryEpoch();
+    long gv = pool.lastShutdownClean() ? (long) LONG.get(m, h + HDR_GLOBAL_VERSION) : pool.recoveryEpoch();
+    validateStructure(pool, dir, segmentBytes(stash), gv);
+    if (!pool.lastShutdownClean()) {
       LONG.setRelease(m, h + HDR_GLOBAL_VERSION, gv);
       // PERSIST(§4.8): the new global version is durable before any segment is recovered to it
       pool.persistence().persist(h + HDR_GLOBAL_VERSION, 8);
     }
     return new DashEhTable(pool, h, stash, gv, pointer);
+  }
+
+  /**
+   * What open checks beyond the table header, reading only (so a refused open writes nothing) and
+   * O(directory), never a record (issue 9): the directory ({@link ExtendibleDirectory#validate}:
+   * depth, every entry an allocated segment block) and each segment it names: an SMO state
+   * 0..4 and a local depth at most the global depth; a segment already in the current version
+   * (recovered or made in the session that closed cleanly, so no structural change of it is in
+   * flight) must be NORMAL and cover exactly the entries that name it; one left unrecovered by an
+   * earlier crash may be in any state its lazy recovery repairs. Then the side-link chain from
+   * entry 0: every link an allocated segment block, no loop ({@link Damage#walkChain}). Routing
+   * ({@link #locate}) follows nothing else, so after this it can neither leave the heap nor loop.
+   */
+  private static void validateStructure(Pool pool, long dir, long segBytes, long gv) {
+    boolean clean = pool.lastShutdownClean();
+    ExtendibleDirectory.validate(pool, dir, segBytes, (m, seg, first, count, g) -> {
+      long shape = shapeAcquire(m, seg);
+      int state = stateOf(shape);
+      if (state > MERGED) {
+        return "has SMO state " + state + ", not 0..4";
+      }
+      if (depthOf(shape) > g) {
+        return "has local depth " + depthOf(shape) + ", above the global depth";
+      }
+      if (clean && (long) LONG.getAcquire(m, seg + SEG_VERSION) == gv) {
+        return state != NORMAL ? "is in SMO state " + state + " after a clean shutdown"
+            : ExtendibleDirectory.coverage(depthOf(shape), patternOf(shape), first, count, g);
+      }
+      return null;
+    }, DashEhProvider.NAME);
+    MemorySegment m = pool.memory();
+    long first = (long) LONG.getAcquire(m, dir + DIR_ENTRIES);
+    Damage.walkChain(pool, first, seg -> (long) LONG.getAcquire(m, seg + SEG_SIDE), segBytes, 64, "dash-eh side-link chain");
   }
 
   private static UncheckedIOException corrupt(String message) {
@@ -301,33 +336,60 @@ public final class DashEhTable implements LongHashTable {
         return seg;
       }
       if (stateOf(shape) == MERGED) {
-        return mergedSlow(m, h, shape);
+        return mergedSlow(m, h, shape, seg);
       }
       seg = (long) LONG.getAcquire(m, seg + SEG_SIDE);
       if (seg == 0) {
-        throw new IllegalStateException("dash-eh: no segment covers hash " + Long.toHexString(h) + ": the side-link chain ends");
+        throw chainEnds(h);
       }
     }
+  }
+
+  /** No segment on the side-link chain covers a hash: their shapes were damaged. */
+  private UncheckedIOException chainEnds(long h) {
+    return corrupt(Damage.where(pool) + ": dash-eh: no segment covers hash " + Long.toHexString(h)
+        + ": the side-link chain ends; segment shapes were damaged; restore the pool from a copy");
   }
 
   /**
    * A stale entry led to the right buddy of a merge: help the merge finish (recover the left
    * buddy, found at the first entry of the merged range, never stale) and retry.
    */
-  private long mergedSlow(MemorySegment mapping, long h, long shape) {
-    MemorySegment m = pool.memory(); // covers the current directory
-    int d = depthOf(shape) - 1;
-    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
-    int g = (int) INT.get(m, dir + DIR_DEPTH);
-    if (g >= d) {
-      long left = (long) LONG.getAcquire(m, dir + DIR_ENTRIES + 8 * (prefix(h, d) << (g - d)));
-      if (left != 0 && left + segments.bytes <= m.byteSize()
-          && (long) LONG.getAcquire(m, left + SEG_VERSION) != globalVersion) {
-        recovery.recover(m, left);
+  private long mergedSlow(MemorySegment mapping, long h, long shape, long seg) {
+    int busy = 0;
+    for (;;) {
+      MemorySegment m = pool.memory(); // covers the current directory
+      int d = depthOf(shape) - 1;
+      long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+      int g = (int) INT.get(m, dir + DIR_DEPTH);
+      if (d >= 0 && g >= d) {
+        long left = (long) LONG.getAcquire(m, dir + DIR_ENTRIES + 8 * (prefix(h, d) << (g - d)));
+        if (left != 0 && left + segments.bytes <= m.byteSize()
+            && (long) LONG.getAcquire(m, left + SEG_VERSION) != globalVersion) {
+          recovery.recover(m, left);
+        }
+      }
+      // Retry once routing would no longer lead here (the merge finished: the entries name the
+      // left buddy). A route that keeps leading here after the left buddy was helped is damage
+      // (a merge finishes within its holder's locks), not a reason to retry for ever (issue 9):
+      // bounded like a lock held for ever.
+      if (shapeAcquire(m, seg) != shape || !routesTo(m, (long) LONG.getAcquire(m, dir + DIR_ENTRIES + 8 * prefix(h, g)), h, seg)) {
+        return -1;
+      }
+      busy = Damage.backOff(busy, "a dash-eh route to a merged segment (no merge finishes)");
+    }
+  }
+
+  /** Whether {@link #locate} from {@code seg} for {@code h} would end at the merged {@code target}. */
+  private static boolean routesTo(MemorySegment m, long seg, long h, long target) {
+    long limit = m.byteSize();
+    for (long x = seg; x != 0 && x + SEG_BUCKETS <= limit; x = (long) LONG.getAcquire(m, x + SEG_SIDE)) {
+      long shape = shapeAcquire(m, x);
+      if (x == target || covers(shape, h) || stateOf(shape) == MERGED) {
+        return x == target; // the chain is acyclic (checked at open), so this ends
       }
     }
-    Thread.onSpinWait();
-    return -1;
+    return false;
   }
 
   // ---------------------------------------------------------------- reads
@@ -361,7 +423,7 @@ public final class DashEhTable implements LongHashTable {
         int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
         int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
         if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
-          Thread.onSpinWait();
+          Damage.awaitUnlocked(m, (v1 & VersionLock.LOCK_BIT) != 0 ? b1 + LOCK : b2 + LOCK, "dash-eh bucket lock");
           continue;
         }
         if (!covers(shapeAcquire(m, seg), h)) {
@@ -572,7 +634,7 @@ public final class DashEhTable implements LongHashTable {
         for (;;) { // an optimistic copy of the bucket (Dash §4.4): forEach never writes either
           int v = VersionLock.snapshotAcquire(m, b + LOCK);
           if (VersionLock.isLocked(v)) {
-            Thread.onSpinWait();
+            Damage.awaitUnlocked(m, b + LOCK, "dash-eh bucket lock");
             continue;
           }
           n = 0;
@@ -664,7 +726,7 @@ public final class DashEhTable implements LongHashTable {
     for (;;) {
       int v = VersionLock.snapshotAcquire(m, b + LOCK);
       if (VersionLock.isLocked(v)) {
-        Thread.onSpinWait();
+        Damage.awaitUnlocked(m, b + LOCK, "dash-eh bucket lock");
         continue;
       }
       int n = start;

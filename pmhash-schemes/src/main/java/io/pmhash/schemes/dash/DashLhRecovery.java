@@ -14,8 +14,8 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Lazy segment recovery of Dash-LH: Dash-EH's (Dash §4.8), over the chain too. Opening costs
- * O(1) ({@link DashLhTable#open}); a LIVE segment whose recovery version differs from the global
+ * Lazy segment recovery of Dash-LH: Dash-EH's (Dash §4.8), over the chain too. Opening recovers
+ * nothing ({@link DashLhTable#open}); a LIVE segment whose recovery version differs from the global
  * version is recovered by the first thread that needs it, under the segment's recovery lock
  * (Dash-EH's protocol, {@link DashRecovery#lockForRecovery}):
  *

@@ -16,6 +16,7 @@ import io.pmhash.core.alloc.Publication;
 import io.pmhash.core.alloc.Reservation;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.internal.Damage;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -93,11 +94,11 @@ final class DashLhSegment {
    */
   boolean insertChain(MemorySegment mapping, long seg, long b1, long key, long value, int fp) {
     MemorySegment m = pool.memory();
-    VersionLock.lock(m, seg + SEG_CHAIN_LOCK);
+    Damage.lock(m, seg + SEG_CHAIN_LOCK, "dash-lh chain lock");
     try {
       for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
         long b = node + NODE_BUCKET;
-        VersionLock.lock(m, b + LOCK);
+        Damage.lock(m, b + LOCK, "dash-lh bucket lock");
         try {
           int bm = bitmap(m, b);
           if (count(bm) < SLOTS) {
@@ -167,7 +168,7 @@ final class DashLhSegment {
     MemorySegment m = covering(mapping, location);
     long b = location & ~63L;
     int slot = (int) location & 63;
-    VersionLock.lock(m, b + LOCK);
+    Damage.lock(m, b + LOCK, "dash-lh bucket lock");
     try {
       setBitmapRelease(m, b, withoutSlot(bitmap(m, b), slot));
       decrementOverflowCount(m, b1);
@@ -205,9 +206,9 @@ final class DashLhSegment {
 
   /** Locks the chain lock, then every chained bucket in chain order. */
   static void lockChain(MemorySegment m, long seg) {
-    VersionLock.lock(m, seg + SEG_CHAIN_LOCK);
+    Damage.lock(m, seg + SEG_CHAIN_LOCK, "dash-lh chain lock");
     for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
-      VersionLock.lock(m, node + NODE_BUCKET + LOCK);
+      Damage.lock(m, node + NODE_BUCKET + LOCK, "dash-lh bucket lock");
     }
   }
 

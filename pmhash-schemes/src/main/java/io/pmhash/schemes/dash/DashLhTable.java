@@ -29,6 +29,7 @@ import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
 import io.pmhash.map.TableStats;
+import io.pmhash.schemes.internal.Damage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -143,9 +144,10 @@ public final class DashLhTable implements LongHashTable {
   }
 
   /**
-   * Opens the table of a pool: O(1) (Dash §4.8). After an unclean shutdown the global version
-   * becomes the pool's new recovery epoch (persisted), so every segment is recovered on first
-   * touch.
+   * Opens the table of a pool: no segment is recovered (Dash §4.8: after an unclean shutdown the
+   * global version becomes the pool's new recovery epoch, persisted, so every segment is
+   * recovered on first touch). What open reads is O(segments): the segment arrays and every
+   * segment's chain links are validated first (issue 9); no record is read.
    *
    * @param pool the opened pool
    * @return the table
@@ -195,6 +197,15 @@ public final class DashLhTable implements LongHashTable {
       if (a == 0 ? e <= needed : a < pool.heapOffset() || (a & 63) != 0 || a + bytes > m.byteSize()) {
         throw corrupt(where + ": dash-lh directory entry " + e + " (" + a + ") is " + (a == 0 ? "empty but N|Next addresses it" : "outside the pool"));
       }
+    }
+    // Every segment's chain of stash buckets, links only, before anything is written (issue 9):
+    // each node an allocated block, no loop; a search follows these links. O(segments + nodes).
+    java.util.function.LongUnaryOperator next = node -> DashLhSegment.nextNode(m, node);
+    for (long s = 0; s < total; s++) {
+      boolean inFirst = s < 1L << firstShift;
+      long a = (long) LONG.get(m, h + HDR_DIRECTORY + 8L * (inFirst ? 0 : entryOf(s, firstShift, stride)));
+      long seg = a + (inFirst ? s : indexInArray(s, firstShift, stride)) * segBytes;
+      Damage.walkChain(pool, DashLhSegment.chainHead(m, seg), next, NODE_BYTES, 64, "dash-lh stash chain of a segment");
     }
     long gv;
     if (pool.lastShutdownClean()) {
@@ -378,7 +389,7 @@ public final class DashLhTable implements LongHashTable {
         int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
         int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
         if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
-          Thread.onSpinWait();
+          Damage.awaitUnlocked(m, (v1 & VersionLock.LOCK_BIT) != 0 ? b1 + LOCK : b2 + LOCK, "dash-lh bucket lock");
           continue;
         }
         if (!covers(shapeAcquire(m, seg), h)) {
@@ -459,8 +470,8 @@ public final class DashLhTable implements LongHashTable {
         long b2 = bucket(seg, y2);
         long first = y < y2 ? b1 : b2;
         long second = y < y2 ? b2 : b1;
-        VersionLock.lock(m, first + LOCK);
-        VersionLock.lock(m, second + LOCK);
+        Damage.lock(m, first + LOCK, "dash-lh bucket lock");
+        Damage.lock(m, second + LOCK, "dash-lh bucket lock");
         try {
           if (!covers(shapeAcquire(m, seg), h)) {
             continue; // split while we waited
@@ -577,7 +588,7 @@ public final class DashLhTable implements LongHashTable {
     for (;;) {
       int v = VersionLock.snapshotAcquire(m, b + LOCK);
       if (VersionLock.isLocked(v)) {
-        Thread.onSpinWait();
+        Damage.awaitUnlocked(m, b + LOCK, "dash-lh bucket lock");
         continue;
       }
       n = 0;

@@ -13,6 +13,7 @@ import io.pmhash.map.TableStats;
 import io.pmhash.map.spi.BytesConsumer;
 import io.pmhash.map.spi.BytesTable;
 import io.pmhash.map.spi.OutOfLineRecord;
+import io.pmhash.schemes.internal.Damage;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -78,7 +79,7 @@ final class DashPointerTable implements BytesTable {
         int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
         int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
         if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
-          Thread.onSpinWait();
+          Damage.awaitUnlocked(m, (v1 & VersionLock.LOCK_BIT) != 0 ? b1 + LOCK : b2 + LOCK, "dash-eh bucket lock");
           continue;
         }
         if (!covers(shapeAcquire(m, seg), h)) {

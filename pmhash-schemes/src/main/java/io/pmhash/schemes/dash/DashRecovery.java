@@ -6,10 +6,11 @@ import static io.pmhash.schemes.dash.DashSegment.bucket;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.schemes.internal.Damage;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Lazy segment recovery (Dash §4.8). Opening a table costs O(1) ({@link DashEhTable#open}); a
+ * Lazy segment recovery (Dash §4.8). Opening a table recovers nothing ({@link DashEhTable#open}); a
  * segment whose recovery version differs from the table's global version is recovered by the
  * first thread that touches it, under the segment's recovery lock, before that thread (or any
  * other) uses it:
@@ -79,7 +80,8 @@ final class DashRecovery {
       }
       long w = (long) LONG.getAcquire(m, seg + SEG_RECOVERY_LOCK);
       if (w == held) {
-        Thread.onSpinWait();
+        // bounded: a word that says "held in this version" with no thread recovering is damage
+        Damage.awaitWordChange(m, seg + SEG_RECOVERY_LOCK, held, o -> (long) LONG.getAcquire(m, o), "dash segment recovery lock");
         continue;
       }
       if (LONG.compareAndSet(m, seg + SEG_RECOVERY_LOCK, w, held)) {
@@ -160,6 +162,18 @@ final class DashRecovery {
     }
     boolean splitting = state == SPLITTING;
     long victim = (long) LONG.get(m, seg + SEG_VICTIM);
+    if (state == MERGING && victim != 0) {
+      // the victim word is followed only here: checked before it is (issue 9); the side link a
+      // SPLITTING segment follows was checked at open
+      Damage.requireBlock(table.pool, victim, segs.bytes, 64, "dash-eh merge victim of the segment at " + seg);
+    }
+    int d = depthOf(shape);
+    if ((splitting && (d < 1 || d > table.globalDepth())) || (state == MERGING && victim != 0 && d >= table.globalDepth())) {
+      // finishing would index the directory with this depth
+      throw Damage.corrupt(Damage.where(table.pool) + ": dash-eh segment at " + seg + " is in SMO state " + state
+          + " at local depth " + d + ", impossible at global depth " + table.globalDepth()
+          + ": the pool was damaged; restore it from a copy");
+    }
     // (4, first half) an interrupted split: S drops what N holds; an interrupted merge before
     // its redo step: L drops the copies of R's records
     if (splitting || (state == MERGING && victim == 0)) {

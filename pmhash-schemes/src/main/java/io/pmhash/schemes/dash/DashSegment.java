@@ -9,6 +9,7 @@ import io.pmhash.core.alloc.Publication;
 import io.pmhash.core.alloc.Reservation;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.internal.Damage;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -100,8 +101,8 @@ final class DashSegment {
 
   /** Locks a key's target and probing bucket in index order (Dash §4.4: writers never deadlock). */
   static void lockPair(MemorySegment m, long b1, long b2, boolean targetFirst) {
-    VersionLock.lock(m, (targetFirst ? b1 : b2) + LOCK);
-    VersionLock.lock(m, (targetFirst ? b2 : b1) + LOCK);
+    Damage.lock(m, (targetFirst ? b1 : b2) + LOCK, "dash bucket lock");
+    Damage.lock(m, (targetFirst ? b2 : b1) + LOCK, "dash bucket lock");
   }
 
   /** Unlocks what {@link #lockPair} locked, in reverse order. */
@@ -348,7 +349,7 @@ final class DashSegment {
     for (int i = 0; i < stash; i++) {
       long sb = bucket(seg, NORMAL_BUCKETS + i);
       if (!all) {
-        VersionLock.lock(m, sb + LOCK);
+        Damage.lock(m, sb + LOCK, "dash bucket lock");
       }
       try {
         int bm = bitmap(m, sb);
@@ -409,7 +410,7 @@ final class DashSegment {
       persistence.drain();
       return;
     }
-    VersionLock.lock(m, b + LOCK);
+    Damage.lock(m, b + LOCK, "dash bucket lock");
     try {
       setBitmapRelease(m, b, withoutSlot(bitmap(m, b), slot));
       removeOverflow(m, seg, b1, b2, b, fp);
@@ -482,7 +483,7 @@ final class DashSegment {
       unlink(m, b, withoutSlot(bitmap(m, b), slot), rec);
       return;
     }
-    VersionLock.lock(m, b + LOCK);
+    Damage.lock(m, b + LOCK, "dash bucket lock");
     try {
       removeOverflow(m, seg, b1, b2, b, fp);
       flushMeta(persistence, b1);
@@ -617,7 +618,7 @@ final class DashSegment {
   /** Locks every bucket of a segment, in index order (SMOs, Dash §4.4). */
   void lockAll(MemorySegment m, long seg) {
     for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
-      VersionLock.lock(m, bucket(seg, i) + LOCK);
+      Damage.lock(m, bucket(seg, i) + LOCK, "dash bucket lock");
     }
   }
 

@@ -20,7 +20,9 @@
  *       flight all or nothing.
  *   <li>Readers never write to the pool (optimistic version locks, Dash §4.4), except to
  *       recover a segment that a crash left unrecovered (§4.8), once.
- *   <li>Open is O(1) after a crash (§4.8): segments are recovered lazily on first touch.
+ *   <li>Open recovers nothing after a crash (§4.8): segments are recovered lazily on first
+ *       touch. It reads O(directory) to validate the directory and the side links (a damaged
+ *       pool is refused, unchanged) and never a record.
  * </ul>
  *
  * <h2>Deviations from the paper</h2>

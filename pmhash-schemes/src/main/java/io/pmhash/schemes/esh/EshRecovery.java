@@ -4,11 +4,13 @@ import static io.pmhash.schemes.esh.EshLayout.*;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.schemes.internal.Damage;
+import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 
 /**
  * Lazy recovery driven by the per-bucket state (ESH §4.3.2 "State", §4.3.7, Table 4.1). Opening a
- * table costs O(1): after an unclean shutdown the table's global version becomes the pool's new
+ * table recovers nothing (it reads O(directory) to validate the directory): after an unclean shutdown the table's global version becomes the pool's new
  * recovery epoch, so every bucket's state (the epoch in which it was last made consistent) is
  * stale, the paper's state = 1. The first thread that touches a bucket whose state is stale
  * (Algorithm 4.1 line 9, Algorithm 4.2 line 8) recovers the bucket's whole segment, because a
@@ -48,6 +50,20 @@ final class EshRecovery {
     return EshSegment.state(m, segs.bucket(seg, segs.buckets - 1)) == table.stateTag;
   }
 
+  /**
+   * Recovers {@code seg} for a thread that found bucket {@code hb} of it stale. Recovery sets the
+   * states of every bucket before the last one's, which {@link #recovered} reads; a bucket still
+   * stale after it was damaged (otherwise the caller would retry for ever).
+   */
+  void recover(MemorySegment m, long seg, long hb) {
+    recover(m, seg);
+    if (EshSegment.state(m, hb) != table.stateTag) {
+      throw Damage.corrupt(Damage.where(table.pool) + ": esh bucket at " + hb + " has state "
+          + EshSegment.state(m, hb) + " in a segment recovered to " + table.stateTag
+          + ": the bucket's state word was damaged; restore the pool from a copy");
+    }
+  }
+
   /** Recovers {@code seg} unless another thread did or does. */
   void recover(MemorySegment m, long seg) {
     long gv = table.globalVersion;
@@ -58,7 +74,8 @@ final class EshRecovery {
       }
       long w = (long) LONG.getAcquire(m, seg + SEG_RECOVERY_LOCK);
       if (w == held) {
-        Thread.onSpinWait();
+        // bounded: a word that says "held in this version" with no thread recovering is damage
+        Damage.awaitWordChange(m, seg + SEG_RECOVERY_LOCK, held, o -> (long) LONG.getAcquire(m, o), "esh segment recovery lock");
         continue;
       }
       if (LONG.compareAndSet(m, seg + SEG_RECOVERY_LOCK, w, held)) {
@@ -84,6 +101,8 @@ final class EshRecovery {
     // (2) the new half of an unfinished split: its old half finishes it first
     long parent = (long) LONG.getAcquire(m, seg + SEG_PARENT);
     if (parent != 0) {
+      // split links are followed only here: checked first (issue 9)
+      Damage.requireBlock(table.pool, parent, segs.bytes, 64, "esh split parent of the segment at " + seg);
       if ((long) LONG.getAcquire(m, parent + SEG_CHILD) == seg) {
         recover(m, parent);
       }
@@ -93,7 +112,20 @@ final class EshRecovery {
     // (3) an interrupted split of this segment, or the metadata of a crash
     long child = (long) LONG.getAcquire(m, seg + SEG_CHILD);
     if (child != 0) {
+      Damage.requireBlock(table.pool, child, segs.bytes, 64, "esh split child of the segment at " + seg);
       long childShape = (long) LONG.get(m, child + SEG_SHAPE);
+      long shape = EshSegment.shapeAcquire(m, seg);
+      int cd = depthOf(childShape);
+      long cp = patternOf(childShape);
+      // S is (d, p) before split step 5 and (d + 1, 2p) after it; N is (d + 1, 2p + 1)
+      boolean rightHalf = cd >= 1 && cd <= ExtendibleDirectory.MAX_DEPTH && (cp & 1) == 1 && (cp >>> cd) == 0
+          && ((depthOf(shape) == cd - 1 && patternOf(shape) == cp >>> 1) || (depthOf(shape) == cd && patternOf(shape) == cp - 1));
+      if (!rightHalf) {
+        throw Damage.corrupt(Damage.where(table.pool) + ": esh segment at " + seg + " (depth " + depthOf(shape)
+            + ", pattern " + patternOf(shape) + ") names a split child at " + child + " of depth "
+            + depthOf(childShape) + " and pattern " + patternOf(childShape) + ", not its right half: the pool"
+            + " was damaged; restore it from a copy");
+      }
       table.directoryLock.lock();
       try {
         table.split.finish(seg, child, depthOf(childShape) - 1, patternOf(childShape) >>> 1);

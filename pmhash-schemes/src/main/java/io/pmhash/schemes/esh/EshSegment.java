@@ -5,6 +5,7 @@ import static io.pmhash.schemes.esh.EshLayout.*;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.internal.Damage;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 
@@ -336,7 +337,7 @@ final class EshSegment {
   /** Locks every bucket in index order (a split). */
   void lockAll(MemorySegment m, long seg) {
     for (int i = 0; i < buckets; i++) {
-      VersionLock.lock(m, bucket(seg, i) + LOCK);
+      Damage.lock(m, bucket(seg, i) + LOCK, "esh bucket lock");
     }
   }
 

@@ -14,6 +14,7 @@ import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
 import io.pmhash.map.TableStats;
+import io.pmhash.schemes.internal.Damage;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -31,8 +32,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * home bucket is {@code (h >>> 8) & (buckets - 1)}. Readers are optimistic (they validate the home
  * bucket's version lock and never write, except to recover a segment a crash left unrecovered);
  * writers lock the home bucket, and the neighbour they overflow into or delete from ({@link
- * EshSegment}); a segment splits only when every bucket of it is full ({@link EshSplit}); open is
- * O(1) and segments are recovered lazily ({@link EshRecovery}).
+ * EshSegment}); a segment splits only when every bucket of it is full ({@link EshSplit}); open
+ * validates the directory (O(directory) reads) and recovers nothing: segments are recovered
+ * lazily ({@link EshRecovery}).
  *
  * <p>Every operation runs inside the pool's epoch ({@link EpochReclaimer#enter()}), so a directory
  * replaced by a doubling is freed only when no operation can still read it. Segments are never
@@ -152,9 +154,11 @@ public final class EshTable implements LongHashTable {
   }
 
   /**
-   * Opens the table of a pool: O(1) (§4.3.7, Table 4.1). After an unclean shutdown the global
-   * version becomes the pool's new recovery epoch (persisted), which makes every bucket's state
-   * stale; segments are recovered on first touch ({@link EshRecovery}).
+   * Opens the table of a pool, recovering nothing (§4.3.7, Table 4.1): after an unclean shutdown
+   * the global version becomes the pool's new recovery epoch (persisted), which makes every
+   * bucket's state stale; segments are recovered on first touch ({@link EshRecovery}). Before
+   * that, the directory is validated (O(directory) reads, issue 9): every entry an allocated
+   * segment block whose shape covers it; a damaged pool is refused, unchanged.
    *
    * @param pool the opened pool
    * @return the table
@@ -190,9 +194,17 @@ public final class EshTable implements LongHashTable {
       throw corrupt(where + ": esh geometry " + bucketBytes + " B x " + buckets + " buckets differs from the pool header's parameters");
     }
     long dir = (long) LONG.get(m, h + HDR_DIRECTORY);
-    if (dir < pool.heapOffset() || dir + ExtendibleDirectory.ENTRIES > m.byteSize()) {
-      throw corrupt(where + ": esh directory offset " + dir + " is outside the pool");
+    if (dir < pool.heapOffset() || dir + ExtendibleDirectory.ENTRIES > m.byteSize() || (dir & 63) != 0) {
+      throw corrupt(where + ": esh directory offset " + dir + " is outside the pool or not 64-byte aligned");
     }
+    // Reads only, O(directory), before anything is written (issue 9): the directory and each
+    // segment it names, whose shape must cover its entries at every moment (EshSplit, invariant I),
+    // so routing never follows a damaged entry nor retries for ever on a shape that covers nothing.
+    EshSegment geometry = new EshSegment(pool.persistence(), pairsOf(bucketBytes), buckets);
+    ExtendibleDirectory.validate(pool, dir, geometry.bytes, (mm, seg, first, count, g) -> {
+      long shape = EshSegment.shapeAcquire(mm, seg);
+      return ExtendibleDirectory.coverage(depthOf(shape), patternOf(shape), first, count, g);
+    }, EshProvider.NAME);
     long gv;
     if (pool.lastShutdownClean()) {
       gv = (long) LONG.get(m, h + HDR_GLOBAL_VERSION);
@@ -291,11 +303,11 @@ public final class EshTable implements LongHashTable {
         long hb = s.bucket(seg, y);
         int v = VersionLock.snapshotAcquire(m, hb + LOCK);
         if (state(m, hb) != stateTag) {
-          recovery.recover(m, seg); // Alg. 4.2 line 8: the bucket is not consistent
+          recovery.recover(m, seg, hb); // Alg. 4.2 line 8: the bucket is not consistent
           continue;
         }
         if (VersionLock.isLocked(v)) {
-          Thread.onSpinWait();
+          Damage.awaitUnlocked(m, hb + LOCK, "esh bucket lock");
           continue;
         }
         if (!covers(shapeAcquire(m, seg), h)) {
@@ -351,6 +363,7 @@ public final class EshTable implements LongHashTable {
     EshSegment s = segments;
     int y = s.bucketIndex(h);
     EpochReclaimer e = epochs;
+    int busy = 0;
     e.enter();
     try {
       for (;;) {
@@ -361,10 +374,10 @@ public final class EshTable implements LongHashTable {
         }
         long hb = s.bucket(seg, y);
         if (state(m, hb) != stateTag) {
-          recovery.recover(m, seg); // Alg. 4.1 line 9: the bucket is not consistent
+          recovery.recover(m, seg, hb); // Alg. 4.1 line 9: the bucket is not consistent
           continue;
         }
-        VersionLock.lock(m, hb + LOCK);
+        Damage.lock(m, hb + LOCK, "esh bucket lock");
         long shape;
         int r;
         try {
@@ -382,7 +395,7 @@ public final class EshTable implements LongHashTable {
         if (r == FULL) {
           split.split(seg, shape); // every bucket of the segment is full (§4.3.5): split, then retry
         } else {
-          Thread.onSpinWait(); // a neighbour's lock was busy: let its holder finish
+          busy = Damage.backOff(busy, "an esh neighbour bucket lock"); // let its holder finish
         }
       }
     } finally {
@@ -518,7 +531,7 @@ public final class EshTable implements LongHashTable {
       for (;;) {
         int v = VersionLock.snapshotAcquire(m, b + LOCK);
         if (VersionLock.isLocked(v)) {
-          Thread.onSpinWait();
+          Damage.awaitUnlocked(m, b + LOCK, "esh bucket lock");
           continue;
         }
         int k = n;

@@ -19,8 +19,9 @@
  *   <li>Every key and value is allowed (membership bits, no reserved key).
  *   <li>Bucket-level locking for writers (§4.3.1 (b)); readers are optimistic (Dash's version
  *       locks) and never write, except to recover a segment a crash left unrecovered, once.
- *   <li>Open is O(1) after a crash (Table 4.1): the per-bucket state (§4.3.2) says which buckets
- *       are unrecovered, and each segment is recovered on first touch.
+ *   <li>Open recovers nothing after a crash (Table 4.1): the per-bucket state (§4.3.2) says which
+ *       buckets are unrecovered, and each segment is recovered on first touch. It reads
+ *       O(directory) to validate the directory (a damaged pool is refused, unchanged).
  * </ul>
  *
  * <h2>Deviations from the dissertation</h2>

@@ -96,6 +96,93 @@ public final class ExtendibleDirectory {
     return dir + ENTRIES + 8 * index;
   }
 
+  /** What a scheme checks of each distinct segment its directory names ({@link #validate}). */
+  @FunctionalInterface
+  public interface SegmentCheck {
+    /**
+     * @param m the mapping
+     * @param seg a segment, already checked to be an allocated block of the segment size
+     * @param first the first of the entries that name it (a run)
+     * @param count how many consecutive entries name it
+     * @param depth the global depth
+     * @return null if the segment may be named by that run, else what is wrong, for the message
+     */
+    String check(MemorySegment m, long seg, long first, long count, int depth);
+  }
+
+  /**
+   * Validates a directory read from the pool, at open or in recovery, before anything follows it
+   * (issue 9): its offset names an allocated block, its global depth is 0..{@link #MAX_DEPTH} and
+   * the block holds {@code 2^depth} entries, and each distinct segment the entries name is an
+   * allocated, 64-byte aligned block of at least {@code segmentBytes} that {@code check} accepts
+   * for its run of entries. O(directory): every entry is read once; each segment is checked once
+   * per run (the allocator loads the chunk headers up to the highest one; no record is read).
+   * Reads only, so a refused open writes nothing.
+   *
+   * @param pool the pool
+   * @param dir the directory's offset, as read from the table header
+   * @param segmentBytes the size of a segment
+   * @param check the scheme's check of a segment against its run of entries
+   * @param scheme the scheme's name, for messages
+   * @return the global depth
+   * @throws java.io.UncheckedIOException wrapping a {@link io.pmhash.core.CorruptPoolException}
+   *     naming the entry, the offset and what is wrong
+   */
+  public static int validate(Pool pool, long dir, long segmentBytes, SegmentCheck check, String scheme) {
+    Damage.requireBlock(pool, dir, ENTRIES, 64, scheme + " table header's directory word");
+    MemorySegment m = pool.memory();
+    int g = depth(m, dir);
+    if (g < 0 || g > MAX_DEPTH) {
+      throw Damage.corrupt(Damage.where(pool) + ": " + scheme + " directory at " + dir + " has global depth " + g
+          + ", not 0.." + MAX_DEPTH + ": the pool was damaged; restore it from a copy");
+    }
+    Damage.requireBlock(pool, dir, bytes(g), 64, scheme + " table header's directory word (global depth " + g + ")");
+    long entries = 1L << g;
+    for (long i = 0; i < entries; ) {
+      long seg = (long) LONG.get(m, dir + ENTRIES + 8 * i);
+      Damage.requireBlock(pool, seg, segmentBytes, 64, scheme + " directory entry " + i);
+      long j = i + 1;
+      while (j < entries && (long) LONG.get(m, dir + ENTRIES + 8 * j) == seg) {
+        j++;
+      }
+      String problem = check.check(m, seg, i, j - i, g);
+      if (problem != null) {
+        throw Damage.corrupt(Damage.where(pool) + ": " + scheme + " directory entries " + i + ".." + (j - 1)
+            + " (global depth " + g + ") name the segment at " + seg + ", which " + problem
+            + ": the pool was damaged; restore it from a copy");
+      }
+      i = j;
+    }
+    return g;
+  }
+
+  /**
+   * The common shape check of {@link #validate}: a segment of local depth {@code d} and pattern
+   * {@code p} covers the entries {@code [p << (g - d), (p + 1) << (g - d))}; the run must lie
+   * inside them.
+   *
+   * @param localDepth the segment's local depth
+   * @param pattern its pattern
+   * @param first the run's first entry
+   * @param count the run's length
+   * @param depth the global depth
+   * @return null if the segment covers the run, else what is wrong
+   */
+  public static String coverage(int localDepth, long pattern, long first, long count, int depth) {
+    if (localDepth < 0 || localDepth > depth) {
+      return "has local depth " + localDepth + ", above the global depth";
+    }
+    if ((pattern >>> localDepth) != 0) {
+      return "has pattern " + pattern + ", wider than its local depth " + localDepth;
+    }
+    long lo = pattern << (depth - localDepth);
+    long hi = (pattern + 1) << (depth - localDepth);
+    if (first < lo || first + count > hi) {
+      return "covers entries " + lo + ".." + (hi - 1) + " only (local depth " + localDepth + ", pattern " + pattern + ")";
+    }
+    return null;
+  }
+
   /**
    * Fills (not publishes) the first directory of a table: entry i names {@code segments[i]};
    * flushed, not drained. The caller publishes it with its table header.

@@ -30,6 +30,7 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.splitPointer;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.Allocator;
+import io.pmhash.schemes.internal.Damage;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -42,12 +43,15 @@ import java.util.Arrays;
  *       every chain, the directory and the header are as some transaction boundary left them.
  *   <li>{@link #validate}: magic, version, geometry, a state word whose p is below N, and a
  *       directory whose segments are owned blocks of the right size and cover every primary
- *       bucket (and the target of a pending split); else an {@link UncheckedIOException}
- *       wrapping a {@link CorruptPoolException}.
+ *       bucket (and the target of a pending split), and chains whose links are sound ({@link
+ *       #checkChains}: every overflow bucket an allocated block, no loop; after a clean shutdown
+ *       exactly as many as the count written at close), read only, O(buckets + overflow
+ *       buckets); else an {@link UncheckedIOException} wrapping a {@link CorruptPoolException},
+ *       the file unchanged.
  *   <li>If the header's {@code pending} names a split or merge, both of its buckets must carry
  *       the in-process flag; it is finished ({@link NvlhResize#finishPending}): O(its chains).
  *   <li>After a clean shutdown the counts written at close are used (and marked used, -1, so that
- *       only the next close validates them again): O(1) beyond the directory.
+ *       only the next close validates them again): nothing beyond the chain links is read.
  *       After a crash, every chain is scanned: each record must sit in the chain its hash names,
  *       no bucket may still carry a flag, every overflow bucket must be an owned block; records
  *       and overflow buckets are counted. O(records).
@@ -113,7 +117,46 @@ final class NvlhRecovery {
     }
     long needed = (highest >>> segShift) + 1;
     long[] segs = readDirectory(pool, h, segShift, needed);
-    return new NvlhTable(pool, h, n0, segShift, state, segs, splitLoadPercent, mergeLoadPercent);
+    NvlhTable t = new NvlhTable(pool, h, n0, segShift, state, segs, splitLoadPercent, mergeLoadPercent);
+    checkChains(t, highest);
+    return t;
+  }
+
+  /**
+   * Walks the links of every chain, not its records (issue 9: a damaged next word would be
+   * followed as an offset by every get, or loop for ever): each overflow bucket must be an
+   * allocated, 64-byte aligned block of 128 bytes, and the chains together may hold no more
+   * overflow buckets than the heap has room for, nor (after a clean shutdown, whose count is
+   * exact) other than the count written at close, so a chain that loops is found. O(primary buckets + overflow buckets), one
+   * next word each; reads only, before anything is written. After a crash {@link #recover} then
+   * scans the records as well.
+   */
+  static void checkChains(NvlhTable t, long highest) {
+    Pool pool = t.pool;
+    MemorySegment m = pool.memory();
+    boolean counted = pool.lastShutdownClean() && (long) LONG.get(m, t.header + HDR_CLEAN_SIZE) >= 0;
+    long expected = counted ? (long) LONG.get(m, t.header + HDR_CLEAN_OVERFLOW) : -1;
+    long room = (pool.size() - pool.heapOffset()) / BUCKET_BYTES;
+    long bound = counted && expected >= 0 ? Math.min(expected, room) : room;
+    long overflow = 0;
+    for (long b = 0; b <= highest; b++) {
+      for (long x = NvlhBucket.next(m, t.bucketOffset(b)); x != 0; x = NvlhBucket.next(m, x)) {
+        String problem = Damage.blockProblem(pool, x, BUCKET_BYTES, 64);
+        if (problem != null) {
+          throw corrupt(Damage.where(pool) + ": nvlh: the chain of bucket " + b + " names " + x + ", " + problem
+              + ": the pool was damaged; restore it from a copy");
+        }
+        if (++overflow > bound) {
+          throw corrupt(Damage.where(pool) + ": nvlh: the chains hold more than " + bound + " overflow buckets"
+              + (counted ? " (the count written at close)" : " (the heap's room)") + " at bucket " + b
+              + ": a chain loops or the count was damaged; restore the pool from a copy");
+        }
+      }
+    }
+    if (counted && overflow != expected) {
+      throw corrupt(Damage.where(pool) + ": nvlh: the chains hold " + overflow + " overflow buckets, but the count"
+          + " written at close says " + expected + ": the pool was damaged; restore it from a copy");
+    }
   }
 
   private static long[] readDirectory(Pool pool, long h, int segShift, long needed) {

@@ -23,9 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the directory offset but not the global depth stored in the directory, so a damaged depth made
  * the directory reach past the pool, and every lookup then waited for ever for a pool growth
  * that never comes (locate answers "beyond the mapping: retry"). Open now refuses such a pool
- * with a {@link CorruptPoolException}. (The file is not left byte for byte unchanged: the pool
- * was opened and closed around the scheme's refusal, which rewrites pool header words; that is
- * the pool's behaviour for every scheme-level refusal, not this check's.)
+ * with a {@link CorruptPoolException}. (Since issue 9 the refused file is also left byte for
+ * byte unchanged: {@code Pool.closeRefused}; see DashEhDamagedPoolTest.)
  */
 class DashDirectoryPastThePoolTest {
   @TempDir Path dir;

@@ -2,8 +2,6 @@ package io.pmhash.schemes.dash;
 
 import static io.pmhash.schemes.dash.DashLhLayout.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +9,6 @@ import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Durability;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Bad parameters and corrupt Dash-LH tables get typed exceptions whose messages say what is
  * wrong: parameters out of range at create (naming the parameter and its range), a directory
  * entry outside the pool at open (the table left unchanged), a chain that links outside the pool
- * or in a cycle at recovery (instead of looping forever).
+ * or in a cycle at open (instead of looping forever).
  */
 class DashLhBadInputTest {
   @TempDir Path dir;
@@ -61,10 +58,7 @@ class DashLhBadInputTest {
     byte[] before = Files.readAllBytes(file);
     var e = assertThrows(CorruptPoolException.class, () -> PmHash.open(file, TableOptions.any()).close());
     assertTrue(e.getMessage().contains("directory entry 1"), e.getMessage());
-    byte[] after = Files.readAllBytes(file);
-    // the pool's own open records a new recovery epoch in the pool header; the table is untouched
-    assertArrayEquals(java.util.Arrays.copyOfRange(before, (int) header, before.length),
-        java.util.Arrays.copyOfRange(after, (int) header, after.length), "the table is left unchanged");
+    assertArrayEquals(before, Files.readAllBytes(file), "a refused open leaves the file unchanged");
   }
 
   @Test
@@ -92,11 +86,25 @@ class DashLhBadInputTest {
       Files.copy(file, copy); // as kill -9 leaves it: recovery will walk the chain
       DashLayout.LONG.set(m, DashLhSegment.chainHead(m, cyclic) + NODE_NEXT, next);
     }
-    try (var t = PmHash.open(copy, TableOptions.any())) {
-      var e = assertThrows(UncheckedIOException.class, t::size);
-      assertInstanceOf(CorruptPoolException.class, e.getCause());
-      assertTrue(e.getMessage().contains("cycle"), e.getMessage());
-      assertEquals("dash-lh", t.scheme());
+    // open walks every chain's links before recovery runs (issue 9): refused, the file as found
+    io.pmhash.schemes.contract.DamagedPools.assertRefusedUnchanged(copy, "dash-lh stash chain of a segment loops");
+  }
+
+  @Test
+  void aChainLinkOutsideThePoolIsRefusedAtACleanOpen() throws Exception {
+    Path file = tableWithChains();
+    long link = -1;
+    try (var t = (DashLhTable) PmHash.open(file, TableOptions.any())) {
+      MemorySegment m = t.pool.memory();
+      for (long seg : t.segmentOffsets()) {
+        if (DashLhSegment.chainHead(m, seg) != 0) {
+          link = seg + SEG_CHAIN;
+          break;
+        }
+      }
     }
+    assertTrue(link >= 0, "the table has a chain");
+    io.pmhash.schemes.contract.DamagedPools.poke64(file, link, 1L << 40);
+    io.pmhash.schemes.contract.DamagedPools.assertRefusedUnchanged(file, "dash-lh stash chain of a segment node 0", "outside the heap");
   }
 }
