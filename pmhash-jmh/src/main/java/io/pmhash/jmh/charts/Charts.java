@@ -178,8 +178,9 @@ public final class Charts {
         - NVLH's time breakdown (Fig. 4): not measured. Crash-consistent variable-size values for NVLH
           and NVDH: they have no pointer mode; `--value-bytes` stores values beside the table, leaking a
           block on a crash mid-operation.
-        - Results not in the committed set below were not taken on this run (see each section's
-          "taken" line); `run.sh full` takes them all.
+        - One run of everything on one machine: the results below come from several runs, on different
+          days and machines (the Machine list names each run; each experiment's section has its own
+          machine, time and load average); `run.sh smoke` or `run.sh full` takes them all in one.
 
         """);
     if (!machine.isEmpty() || note != null) {
