@@ -45,11 +45,18 @@ if [ "$mode" = smoke ] || [ "$mode" = full ]; then
   } > "$results/machine.txt"
 fi
 
+this_machine() { # one line for a partial run: the machine may differ from the full run's
+  echo "on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, $(uname -sr);" \
+    "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
 jmh() { # $1 = result name, rest = JMH arguments
   local name=$1; shift
   "$java" -Dpmhash.jmh.dir="$dir" -cp "$jar" io.pmhash.jmh.AllSchemes "$@" -rf json -rff "$results/$name.json"
   # The JSON names the JVM binary by its path on this machine: keep only its name.
   sed -i -E 's|("jvm" : ")[^"]*/([^/"]+)"|\1\2"|' "$results/$name.json"
+  # And where its pool files went: the file system type is in machine.txt, not the path.
+  sed -i -E 's|(-Dpmhash\.jmh\.dir=)[^"]*"|\1DIR"|' "$results/$name.json"
 }
 
 experiments() {
@@ -70,15 +77,13 @@ case "$mode" in
     ;;
   jmh)  # one result file: run.sh jmh NAME 'REGEX' [JMH options]
     [ $# -gt 1 ] || { echo "usage: $0 jmh NAME REGEX [JMH options]" >&2; exit 2; }
-    echo "taken: $(date -u +%Y-%m-%dT%H:%MZ), run.sh jmh $*; load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)" \
-      >> "$results/machine.txt"
+    echo "taken: $(date -u +%Y-%m-%dT%H:%MZ), run.sh jmh $*; $(this_machine)" >> "$results/machine.txt"
     jmh "$@"
     ;;
   experiments)
     [ $# -gt 0 ] || { echo "usage: $0 experiments NAME... (Experiments --help lists them)" >&2; exit 2; }
-    echo "taken: $(date -u +%Y-%m-%dT%H:%MZ), run.sh experiments $*; load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)" \
-      >> "$results/machine.txt"
-    [ -n "$note" ] && echo "note: $note" >> "$results/machine.txt"
+    echo "taken: $(date -u +%Y-%m-%dT%H:%MZ), run.sh experiments $*; $(this_machine)" >> "$results/machine.txt"
+    if [ -n "$note" ] && ! grep -qxF "note: $note" "$results/machine.txt"; then echo "note: $note" >> "$results/machine.txt"; fi
     experiments "$@"
     ;;
   full)

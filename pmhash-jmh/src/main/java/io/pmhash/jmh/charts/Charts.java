@@ -13,6 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -178,8 +180,9 @@ public final class Charts {
         - NVLH's time breakdown (Fig. 4): not measured. Crash-consistent variable-size values for NVLH
           and NVDH: they have no pointer mode; `--value-bytes` stores values beside the table, leaking a
           block on a crash mid-operation.
-        - Results not in the committed set below were not taken on this run (see each section's
-          "taken" line); `run.sh full` takes them all.
+        - One run of everything on one machine: the results below come from several runs, on different
+          days and machines (the Machine list names each run; each experiment's section has its own
+          machine, time and load average); `run.sh smoke` or `run.sh full` takes them all in one.
 
         """);
     if (!machine.isEmpty() || note != null) {
@@ -313,7 +316,7 @@ public final class Charts {
   }
 
   private Chart notes(Chart c) {
-    for (String m : machine) {
+    for (String m : machine.stream().distinct().toList()) {
       if (m.startsWith("cpu") || m.startsWith("cores") || m.startsWith("memory") || m.startsWith("note")) {
         c.note(m);
       }
@@ -345,6 +348,10 @@ public final class Charts {
       if (meta.containsKey(k)) {
         md.append("- ").append(k).append(": ").append(k.equals("command") ? "`" + meta.get(k) + "`" : meta.get(k)).append('\n');
       }
+    }
+    String busy = busy(meta);
+    if (busy != null) {
+      md.append("- **").append(busy).append("**\n");
     }
     md.append("- source: `docs/benchmarks/results/").append(file.getFileName()).append("`\n\n");
     if (header == null || rows.isEmpty()) {
@@ -383,12 +390,35 @@ public final class Charts {
         + (meta.containsKey("load average") ? "; load average " + meta.get("load average").replaceAll(" \\(.*", "") : ""));
     String p = meta.getOrDefault("parameters", "");
     c.note(p.length() > 150 ? p.substring(0, 147) + "..." : p);
-    for (String m : machine) {
-      if (m.startsWith("note")) {
-        c.note(m);
-      }
+    String busy = busy(meta);
+    if (busy != null) {
+      c.note(busy);
+    } else if (!meta.containsKey("load average")) {
+      machine.stream().filter(m -> m.startsWith("note")).distinct().forEach(c::note); // older results: the run's note
     }
     return c;
+  }
+
+  /**
+   * A warning when the CSV's load average (at its start) exceeded the machine's cores: other
+   * work was running, so the numbers are noisy and low. Null when it did not, or is unknown.
+   */
+  private static final Pattern CORES = Pattern.compile("(\\d+) cores");
+
+  static String busy(Map<String, String> meta) {
+    Matcher cores = CORES.matcher(meta.getOrDefault("machine", ""));
+    String load = meta.getOrDefault("load average", "");
+    if (!cores.find() || load.isEmpty()) {
+      return null;
+    }
+    try {
+      double one = Double.parseDouble(load.split(" ")[0]);
+      int n = Integer.parseInt(cores.group(1));
+      return one > n ? String.format(Locale.ROOT, "busy machine: load average %.1f on %d cores when this started (other work"
+          + " running): noisy, low numbers", one, n) : null;
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   private void throughput(String name, Map<String, String> meta, List<String> h, List<String[]> rows) throws IOException {

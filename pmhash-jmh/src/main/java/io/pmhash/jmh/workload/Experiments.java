@@ -755,7 +755,7 @@ public final class Experiments {
       return;
     }
     Experiments e = new Experiments(out, dir, durability, List.copyOf(schemes), paper, false, threads,
-        "Experiments " + String.join(" ", args), System.err);
+        "Experiments " + String.join(" ", args).replace("--dir " + dir, "--dir DIR"), System.err);
     int failed = 0;
     for (String name : names) {
       try {

@@ -69,6 +69,14 @@ class ChartsTest {
   }
 
   @Test
+  void aResultTakenWithMoreLoadThanCoresIsLabelledBusy() {
+    String busy = Charts.busy(java.util.Map.of("machine", "cpu, 2 cores, 23 GiB RAM", "load average", "7.20 8.53 6.50 (1, 5, 15 min)"));
+    assertTrue(busy != null && busy.contains("busy machine: load average 7.2 on 2 cores"), busy);
+    assertEquals(null, Charts.busy(java.util.Map.of("machine", "cpu, 2 cores", "load average", "0.80 0.60 0.30")));
+    assertEquals(null, Charts.busy(java.util.Map.of("machine", "cpu, 2 cores")), "no load average recorded: no claim");
+  }
+
+  @Test
   void niceAxisMaximaAndLabels() {
     assertEquals(5.0, Chart.niceMax(4.2));
     assertEquals(250.0, Chart.niceMax(201));
