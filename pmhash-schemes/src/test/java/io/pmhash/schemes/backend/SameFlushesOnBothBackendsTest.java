@@ -22,8 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the same number of cache-line flushes and drains on the FFM and on the llpl backend, and leaves
  * the same contents. (Creating the pool differs: the llpl create persists the header in place.)
  *
- * <p>The exception is by design: a scheme that runs core transactions (NVLH's splits and merges,
- * NVDH's resizes) snapshots into PMDK's undo log on the llpl backend, whose flushes pmhash's
+ * <p>The exception is by design: a scheme that runs core transactions (NVLH: splits, merges,
+ * overflow buckets) snapshots into PMDK's undo log on the llpl backend, whose flushes pmhash's
  * persistence does not count, so there the llpl run drains less than the FFM run; it runs the same
  * transactions and leaves the same contents.
  */
