@@ -20,6 +20,7 @@ import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -663,12 +664,13 @@ public final class DashEhTable implements LongHashTable {
   @Override
   public long scan(long from, LongLongConsumer action) {
     long[] words = new long[2 * (NORMAL_BUCKETS + stash) * SLOTS + 1];
+    int[] versions = new int[NORMAL_BUCKETS + stash];
     EpochReclaimer e = epochs;
     e.enter();
     long next;
     int n;
     try {
-      next = scanPart(from, words);
+      next = scanPart(from, words, versions);
       n = (int) words[words.length - 1];
     } finally {
       e.exit();
@@ -683,16 +685,18 @@ public final class DashEhTable implements LongHashTable {
    * One part of a weakly consistent iteration (the caller is inside the epoch): the segment
    * covering hash {@code from}; the key and value words of its records of hash {@code >= from}
    * (unsigned), copied bucket by bucket with the optimistic protocol, kept only if the segment's
-   * shape did not change meanwhile (else the segment is read again). A record present throughout
+   * shape and every bucket's lock word are unchanged after the last copy (else the segment is read
+   * again): the copies are then one consistent snapshot of the segment. A record present throughout
    * is in exactly one segment's hash range, and ranges are visited in increasing order, so it is
    * visited exactly once.
    *
    * @param from the cursor: a hash, 0 to start
    * @param words receives key and value words in pairs; its last element receives their count
    *     (it needs room for every slot of a segment, plus one)
+   * @param versions scratch for the buckets' lock words, one per bucket of a segment
    * @return the end of the segment's hash range (the next cursor), 0 after the last segment
    */
-  long scanPart(long from, long[] words) {
+  long scanPart(long from, long[] words, int[] versions) {
     int buckets = NORMAL_BUCKETS + stash;
     for (;;) {
       MemorySegment m = pool.memory();
@@ -706,9 +710,9 @@ public final class DashEhTable implements LongHashTable {
       }
       int n = 0;
       for (int i = 0; i < buckets; i++) {
-        n = copyBucket(m, bucket(seg, i), shape, from, words, n);
+        n = copyBucket(m, bucket(seg, i), shape, from, words, n, versions, i);
       }
-      if (shapeAcquire(m, seg) != shape) {
+      if (shapeAcquire(m, seg) != shape || !unchangedSince(m, seg, versions, buckets)) {
         continue;
       }
       words[words.length - 1] = n;
@@ -718,11 +722,27 @@ public final class DashEhTable implements LongHashTable {
   }
 
   /**
+   * Whether no bucket of the segment changed since {@link #copyBucket} validated it. Each bucket
+   * is consistent on its own; this makes the copies consistent with each other: a record that an
+   * insert displaced (copied into a neighbour, then cleared, each under the buckets' locks) while
+   * the part was read would otherwise be seen twice (copied from both buckets) or not at all.
+   */
+  private static boolean unchangedSince(MemorySegment m, long seg, int[] versions, int buckets) {
+    VarHandle.acquireFence();
+    for (int i = 0; i < buckets; i++) {
+      if (VersionLock.snapshotAcquire(m, bucket(seg, i) + LOCK) != versions[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Optimistic copy of a bucket's pairs of hash {@code >= from} that the segment covers (a
    * segment being split still holds the records it moved until the split completes, and the
    * shape check in {@link #scanPart} only sees a split that changed the shape); never writes.
    */
-  private int copyBucket(MemorySegment m, long b, long shape, long from, long[] words, int start) {
+  private int copyBucket(MemorySegment m, long b, long shape, long from, long[] words, int start, int[] versions, int index) {
     for (;;) {
       int v = VersionLock.snapshotAcquire(m, b + LOCK);
       if (VersionLock.isLocked(v)) {
@@ -739,6 +759,7 @@ public final class DashEhTable implements LongHashTable {
         }
       }
       if (VersionLock.validate(m, b + LOCK, v)) {
+        versions[index] = v;
         return n;
       }
     }

@@ -270,10 +270,11 @@ final class DashPointerTable implements BytesTable {
   @Override
   public long scan(long from, BytesConsumer action) {
     long[] words = new long[2 * (NORMAL_BUCKETS + table.stash) * SLOTS + 1];
+    int[] versions = new int[NORMAL_BUCKETS + table.stash];
     EpochReclaimer e = table.epochs;
     e.enter();
     try {
-      long next = table.scanPart(from, words);
+      long next = table.scanPart(from, words, versions);
       int n = (int) words[words.length - 1];
       MemorySegment now = pool.memory();
       for (int i = 0; i < n; i += 2) {
