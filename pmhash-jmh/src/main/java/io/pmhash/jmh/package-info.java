@@ -10,7 +10,9 @@
  *       ({@link io.pmhash.jmh.ConcurrentHashMapBenchmark}, {@link
  *       io.pmhash.jmh.ChronicleMapBenchmark}, {@link io.pmhash.jmh.MapDbBenchmark}, {@link
  *       io.pmhash.jmh.RocksDbBenchmark}, and a bare llpl heap table in {@link
- *       io.pmhash.jmh.LlplHeapBenchmark}) over the same keys.
+ *       io.pmhash.jmh.LlplHeapBenchmark}) over the same keys, and {@link
+ *       io.pmhash.jmh.PointerMapBenchmark} (16-byte keys: a {@code PmHashMap<byte[], byte[]>} in
+ *       Dash-EH's pointer mode).
  *   <li>Baselines: {@link io.pmhash.jmh.PersistenceBenchmark} (flush, drain, persist), {@link
  *       io.pmhash.jmh.DowncallBenchmark}, {@link io.pmhash.jmh.HashingBenchmark}, {@link
  *       io.pmhash.jmh.ProbeBenchmark}, {@link io.pmhash.jmh.EpochBenchmark}.
