@@ -622,39 +622,20 @@ public final class DashEhTable implements LongHashTable {
     return n;
   }
 
+  /**
+   * Every segment in hash order, one {@link #scanPart} each, so a record present for the whole
+   * call is seen exactly once even while inserts displace records and segments split or merge
+   * (a copy bucket by bucket over a list of segments taken first was not: it saw a displaced
+   * record twice or not at all, and missed records a split moved to a segment not in the list).
+   */
   @Override
   public void forEach(LongLongConsumer action) {
-    long[] keys = new long[SLOTS];
-    long[] values = new long[SLOTS];
-    long[] segs = segmentOffsets();
-    MemorySegment m = pool.memory(); // read after the offsets: covers them
-    for (long seg : segs) {
-      for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
-        long b = bucket(seg, i);
-        int n;
-        for (;;) { // an optimistic copy of the bucket (Dash §4.4): forEach never writes either
-          int v = VersionLock.snapshotAcquire(m, b + LOCK);
-          if (VersionLock.isLocked(v)) {
-            Damage.awaitUnlocked(m, b + LOCK, "dash-eh bucket lock");
-            continue;
-          }
-          n = 0;
-          int alloc = allocated(bitmap(m, b));
-          while (alloc != 0) {
-            int slot = Integer.numberOfTrailingZeros(alloc);
-            alloc &= alloc - 1;
-            keys[n] = key(m, b, slot);
-            values[n++] = value(m, b, slot);
-          }
-          if (VersionLock.validate(m, b + LOCK, v)) {
-            break;
-          }
-        }
-        for (int j = 0; j < n; j++) {
-          action.accept(keys[j], values[j]);
-        }
-      }
-    }
+    long[] words = new long[2 * (NORMAL_BUCKETS + stash) * SLOTS + 1];
+    int[] versions = new int[NORMAL_BUCKETS + stash];
+    long c = 0;
+    do {
+      c = part(c, words, versions, action);
+    } while (c != 0);
   }
 
   /**
@@ -663,8 +644,11 @@ public final class DashEhTable implements LongHashTable {
    */
   @Override
   public long scan(long from, LongLongConsumer action) {
-    long[] words = new long[2 * (NORMAL_BUCKETS + stash) * SLOTS + 1];
-    int[] versions = new int[NORMAL_BUCKETS + stash];
+    return part(from, new long[2 * (NORMAL_BUCKETS + stash) * SLOTS + 1], new int[NORMAL_BUCKETS + stash], action);
+  }
+
+  /** One {@link #scanPart} inside the epoch, then the action on its copies, outside it. */
+  private long part(long from, long[] words, int[] versions, LongLongConsumer action) {
     EpochReclaimer e = epochs;
     e.enter();
     long next;
