@@ -20,7 +20,6 @@ import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -712,9 +711,8 @@ public final class DashEhTable implements LongHashTable {
    * the part was read would otherwise be seen twice (copied from both buckets) or not at all.
    */
   private static boolean unchangedSince(MemorySegment m, long seg, int[] versions, int buckets) {
-    VarHandle.acquireFence();
     for (int i = 0; i < buckets; i++) {
-      if (VersionLock.snapshotAcquire(m, bucket(seg, i) + LOCK) != versions[i]) {
+      if (!VersionLock.validate(m, bucket(seg, i) + LOCK, versions[i])) {
         return false;
       }
     }

@@ -188,22 +188,15 @@ public final class Damage {
    */
   public static void awaitUnlocked(MemorySegment m, long lock, String what) {
     int seen = VersionLock.snapshotAcquire(m, lock);
-    int spins = 0;
-    int parks = 0;
+    int step = 0;
     while (VersionLock.isLocked(seen)) {
-      if (spins < SPINS) {
-        spins++;
-        Thread.onSpinWait();
-      } else if (parks++ < STUCK_LOCK_MILLIS) {
-        LockSupport.parkNanos(1_000_000L);
-      } else {
+      if (!pause(step++)) {
         throw stuck(lock, seen, what);
       }
       int w = VersionLock.snapshotAcquire(m, lock);
       if (w != seen) {
         seen = w;
-        spins = 0;
-        parks = 0;
+        step = 0;
       }
     }
   }
@@ -220,15 +213,9 @@ public final class Damage {
    * @throws UncheckedIOException wrapping a {@link CorruptPoolException} if it stays held
    */
   public static void awaitWordChange(MemorySegment m, long word, long held, LongUnaryOperator read, String what) {
-    int spins = 0;
-    int parks = 0;
+    int step = 0;
     while (read.applyAsLong(word) == held) {
-      if (spins < SPINS) {
-        spins++;
-        Thread.onSpinWait();
-      } else if (parks++ < STUCK_LOCK_MILLIS) {
-        LockSupport.parkNanos(1_000_000L);
-      } else {
+      if (!pause(step++)) {
         throw corrupt(what + " at " + word + " has stayed held (0x" + Long.toHexString(held) + ") for "
             + STUCK_LOCK_MILLIS + " ms with no thread releasing it: lock held for ever: damaged pool;"
             + " restore it from a copy");
@@ -248,15 +235,28 @@ public final class Damage {
    * @throws UncheckedIOException wrapping a {@link CorruptPoolException} after the bound
    */
   public static int backOff(int attempt, String what) {
-    if (attempt < SPINS) {
-      Thread.onSpinWait();
-    } else if (attempt < SPINS + STUCK_LOCK_MILLIS) {
-      LockSupport.parkNanos(1_000_000L);
-    } else {
+    if (!pause(attempt)) {
       throw corrupt(what + " stayed busy for " + STUCK_LOCK_MILLIS + " ms of retries with no thread releasing it:"
           + " lock held for ever: damaged pool; restore it from a copy");
     }
     return attempt + 1;
+  }
+
+  /**
+   * Step {@code step} (from 0) of every bounded wait here: {@link #SPINS} spins, then {@link
+   * #STUCK_LOCK_MILLIS} parks of 1 ms.
+   *
+   * @return false once the bound is used up (nothing waited)
+   */
+  private static boolean pause(int step) {
+    if (step < SPINS) {
+      Thread.onSpinWait();
+    } else if (step < SPINS + STUCK_LOCK_MILLIS) {
+      LockSupport.parkNanos(1_000_000L);
+    } else {
+      return false;
+    }
+    return true;
   }
 
   private static UncheckedIOException stuck(long lock, int word, String what) {
