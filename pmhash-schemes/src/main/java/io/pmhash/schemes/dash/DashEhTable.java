@@ -345,6 +345,33 @@ public final class DashEhTable implements LongHashTable {
     }
   }
 
+  /**
+   * The read path's route (Algorithm 3): {@link #locate}'s common case, small enough for the JIT
+   * to inline into {@link #read} — the directory entry's segment, when the directory, the entry and
+   * the segment lie in {@code m} and the segment is recovered in this version; -1 for anything else
+   * (a mapping to read again, a segment to recover), which {@code locate} handles. It does not
+   * check that the segment covers {@code h}: the reader checks that after its version snapshots
+   * (it must anyway: a split may come between routing and snapshot), and routes through {@code
+   * locate} when it does not. One shape check per read instead of two, no call in the common case
+   * ({@code locate} is too large to inline); docs/persistence.md gives what it saved.
+   */
+  private long directSegment(MemorySegment m, long h) {
+    long limit = m.byteSize();
+    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    if (dir + DIR_ENTRIES > limit) {
+      return -1;
+    }
+    long e = dir + DIR_ENTRIES + 8 * prefix(h, (int) INT.get(m, dir + DIR_DEPTH));
+    if (e + 8 > limit) {
+      return -1;
+    }
+    long seg = (long) LONG.getAcquire(m, e);
+    if (seg + segments.bytes > limit || (long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion) {
+      return -1;
+    }
+    return seg;
+  }
+
   /** No segment on the side-link chain covers a hash: their shapes were damaged. */
   private UncheckedIOException chainEnds(long h) {
     return corrupt(Damage.where(pool) + ": dash-eh: no segment covers hash " + Long.toHexString(h)
@@ -412,10 +439,12 @@ public final class DashEhTable implements LongHashTable {
     EpochReclaimer e = epochs;
     e.enter();
     try {
+      boolean routed = false; // whether to route through locate (after the direct entry failed once)
       for (;;) {
         MemorySegment m = pool.memory();
-        long seg = locate(m, h);
+        long seg = routed ? locate(m, h) : directSegment(m, h);
         if (seg < 0) {
+          routed = true;
           continue;
         }
         long b1 = bucket(seg, y);
@@ -427,7 +456,11 @@ public final class DashEhTable implements LongHashTable {
           continue;
         }
         if (!covers(shapeAcquire(m, seg), h)) {
-          continue; // split between locate and the snapshot
+          // A stale directory entry (its segment split and the directory is not updated yet, or
+          // merged: a MERGED segment's pattern covers no hash), or a split between routing and
+          // the snapshot: route through locate, which follows side links and helps merges.
+          routed = true;
+          continue;
         }
         int slot = find(m, b1, bitmap(m, b1), key, fp);
         if (slot >= 0) {
