@@ -24,6 +24,10 @@ package io.pmhash.core.hash;
  * one mask; {@link #zeroByteFlags(long)} leaves them in place (bit {@code 8 i + 7} for byte
  * {@code i}), for callers that walk the matches with {@link Long#numberOfTrailingZeros} and need
  * the byte index, {@code ntz >>> 3}.
+ *
+ * <p>The same test works on the sixteen 4-bit nibbles of a word with {@code 0x7} for {@code 0x7F}
+ * ({@link #zeroNibbleFlags}, {@link #matchNibbleFlags}): each nibble's sum is at most {@code 0xE},
+ * so again nothing carries. ESH's bucket keeps 4-bit fingerprints (docs/format/esh.md).
  */
 public final class ByteMatch {
   private ByteMatch() {}
@@ -32,6 +36,10 @@ public final class ByteMatch {
   private static final long ONES = 0x0101010101010101L;
   /** 0x7F in every byte. */
   private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
+  /** 0x1 in every nibble: {@code n * NIBBLE_ONES} repeats nibble {@code n} sixteen times. */
+  private static final long NIBBLE_ONES = 0x1111111111111111L;
+  /** 0x7 in every nibble. */
+  private static final long LOW3 = 0x7777777777777777L;
   /** Moves bit 8i of a word of 0/1 bytes to bit 56 + i: the gather of {@link #zeroBytes}. */
   private static final long GATHER = 0x0102040810204080L;
 
@@ -86,5 +94,39 @@ public final class ByteMatch {
    */
   public static int match(long word, long pattern) {
     return zeroBytes(word ^ pattern);
+  }
+
+  /**
+   * The pattern to match nibbles against: nibble {@code n} in all sixteen nibbles.
+   *
+   * @param n the nibble, its low 4 bits are used
+   * @return {@code n} repeated sixteen times
+   */
+  public static long broadcastNibble(int n) {
+    return (n & 0xFL) * NIBBLE_ONES;
+  }
+
+  /**
+   * The zero nibbles of a word, flagged in place.
+   *
+   * @param x the word
+   * @return bit {@code 4 i + 3} set iff nibble {@code i} of {@code x} (bits {@code 4 i .. 4 i + 3})
+   *     is zero; every other bit clear
+   */
+  public static long zeroNibbleFlags(long x) {
+    long t = (x & LOW3) + LOW3;
+    return ~(t | x | LOW3);
+  }
+
+  /**
+   * The nibbles of {@code word} equal to the nibble of {@code pattern}, flagged in place: walk them
+   * with {@link Long#numberOfTrailingZeros}; the nibble index is {@code ntz >>> 2}.
+   *
+   * @param word sixteen nibbles to compare
+   * @param pattern {@link #broadcastNibble} of the nibble sought
+   * @return bit {@code 4 i + 3} set iff nibble {@code i} of {@code word} matches
+   */
+  public static long matchNibbleFlags(long word, long pattern) {
+    return zeroNibbleFlags(word ^ pattern);
   }
 }

@@ -87,4 +87,47 @@ class ByteMatchTest {
     assertEquals(-1L, ByteMatch.broadcast(0xFF));
     assertEquals(0x0101_0101_0101_0101L, ByteMatch.broadcast(0x301));
   }
+
+  /** The reference for nibbles: bit 4 i + 3 set iff nibble i of word equals n. */
+  private static long nibbleLoop(long word, int n) {
+    long f = 0;
+    for (int i = 0; i < 16; i++) {
+      if (((word >>> (4 * i)) & 0xF) == (n & 0xF)) {
+        f |= 8L << (4 * i);
+      }
+    }
+    return f;
+  }
+
+  @Test
+  void everyNibbleValueInEveryPositionOverEveryFill() {
+    for (int pos = 0; pos < 16; pos++) {
+      for (int v = 0; v < 16; v++) {
+        for (int fillNibble = 0; fillNibble < 16; fillNibble++) {
+          long fill = ByteMatch.broadcastNibble(fillNibble);
+          long word = fill & ~(0xFL << (4 * pos)) | (long) v << (4 * pos);
+          for (int n = 0; n < 16; n++) {
+            String at = String.format("word %016x, nibble %x", word, n);
+            assertEquals(nibbleLoop(word, n), ByteMatch.matchNibbleFlags(word, ByteMatch.broadcastNibble(n)), at);
+            assertEquals(nibbleLoop(word, 0), ByteMatch.zeroNibbleFlags(word), at);
+          }
+        }
+      }
+    }
+    // a zero nibble below a 1 nibble: the short borrow form would report both
+    assertEquals(0x8L, ByteMatch.zeroNibbleFlags(0x1111_1111_1111_1110L));
+    assertEquals(0x8888_8888_8888_8888L, ByteMatch.zeroNibbleFlags(0));
+    assertEquals(0, ByteMatch.zeroNibbleFlags(-1L));
+  }
+
+  @Test
+  void randomWordsAgreeWithANibbleLoop() {
+    SplittableRandom r = new SplittableRandom(0x41BB1EL);
+    for (int round = 0; round < 200_000; round++) {
+      long word = r.nextBoolean() ? r.nextLong() : r.nextLong() & 0x1111_1111_1111_1111L * (r.nextInt(3) + 1);
+      int n = r.nextInt(16);
+      assertEquals(nibbleLoop(word, n), ByteMatch.matchNibbleFlags(word, ByteMatch.broadcastNibble(n)),
+          String.format("word %016x, nibble %x", word, n));
+    }
+  }
 }

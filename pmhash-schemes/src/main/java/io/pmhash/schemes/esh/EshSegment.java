@@ -4,6 +4,7 @@ import static io.pmhash.schemes.esh.EshLayout.*;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.core.hash.ByteMatch;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.schemes.internal.Damage;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
@@ -140,14 +141,19 @@ final class EshSegment {
     return (long) LONG.getAcquire(m, seg + SEG_SHAPE);
   }
 
-  /** @return the slot among {@code slots} of bucket {@code b} holding {@code key}, or -1 */
+  /**
+   * The slot among {@code slots} of bucket {@code b} holding {@code key}, or -1. The sixteen
+   * fingerprint nibbles are compared at once ({@link ByteMatch#matchNibbleFlags}, no branch per
+   * slot); keys are loaded only where the fingerprint matches, in slot order.
+   */
   static int find(MemorySegment m, long b, int slots, long key, int fp) {
-    long f = fps(m, b);
-    for (int s = slots; s != 0; s &= s - 1) {
-      int slot = Integer.numberOfTrailingZeros(s);
-      if (fingerprintAt(f, slot) == fp && key(m, b, slot) == key) {
+    long candidates = ByteMatch.matchNibbleFlags(fps(m, b), ByteMatch.broadcastNibble(fp));
+    while (candidates != 0) {
+      int slot = Long.numberOfTrailingZeros(candidates) >>> 2;
+      if ((slots >>> slot & 1) != 0 && key(m, b, slot) == key) {
         return slot;
       }
+      candidates &= candidates - 1;
     }
     return -1;
   }
