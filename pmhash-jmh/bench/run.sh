@@ -72,7 +72,7 @@ case "$mode" in
     jmh baselines 'DowncallBenchmark|ProbeBenchmark|PersistenceBenchmark|HashingBenchmark|EpochBenchmark' "${short[@]}"
     jmh pointer-maps PointerMapBenchmark "${short[@]}" -p scheme=dash-eh -p durability=PMEM_EMULATED,VOLATILE -p keys=uniform \
       -p records=1000000 -p keyBytes=16
-    experiments dash-per-op dash-scaling dash-load-factor dash-stash-sweep dash-recovery dash-after-crash \
+    experiments dash-per-op dash-scaling dash-load-factor dash-stash-sweep dash-segment-size dash-recovery dash-after-crash \
       group-latency group-size-sweep group-space group-recovery esh-load-factor esh-scaling esh-recovery nvlh-value-size
     ;;
   jmh)  # one result file: run.sh jmh NAME 'REGEX' [JMH options]

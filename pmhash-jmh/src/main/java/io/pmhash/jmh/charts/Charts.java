@@ -154,7 +154,9 @@ public final class Charts {
           the llpl table for single-key operations.
         - **Experiments**: the papers' figures scaled to 2 cores (`Experiments --paper` takes the papers'
           sizes); a crash image is a copy of the pool file taken while the table is open. Dash (§6.3, §6.4,
-          Fig. 11, 12, 14, Table 1); group hashing (Fig. 5 `group-latency`, Fig. 7 and 8b `group-space`,
+          Fig. 11 `dash-segment-size`: the load factor of one segment at its first split and the table's mean load
+          factor, per segment size 1..128 KB, i.e. Dash-EH's `normalBuckets` 4..512, with 2 and 4 stash buckets;
+          the paper's "Dash" bars stay close to 100 % for 1–16 KB and fall for larger segments; Fig. 12, 14, Table 1); group hashing (Fig. 5 `group-latency`, Fig. 7 and 8b `group-space`,
           Fig. 8a `group-size-sweep`, Table 3 `group-recovery`): fixed-size tables (`expand=0`), latency
           as the median of the measured rounds' means after warm-up rounds (the mean beside it in the
           table), recovery as the median of three timed opens after two untimed ones, random keys only (the paper's Bag-of-Words
@@ -172,8 +174,9 @@ public final class Charts {
 
         - `PMEM` durability: this machine has no DAX mount; `TableBenchmark` reports such trials as
           SKIPPED at setup.
-        - Dash Fig. 11 varies the segment size, which this build's Dash-EH fixes; `dash-stash-sweep`
-          varies the stash buckets instead.
+        - Dash Fig. 11's "Bucketized", "+Probing", "+Balanced insert" and "+Displacement" bars: this
+          build's Dash-EH cannot turn a technique off, so `dash-segment-size` measures only the "Dash"
+          bars (all techniques, 2 and 4 stash buckets) against the segment size.
         - Group hashing against the paper's other baselines (linear probing, PFHT, path hashing, with and
           without logging) and its L3 cache-miss counts (Fig. 6): not built; Fig. 5 compares with Dash-EH.
         - ESH's YCSB workloads (Fig. 4.5) and its data-size sweep (Fig. 4.4): not scripted.
@@ -363,6 +366,8 @@ public final class Charts {
       throughput(name, meta, h, rows);
     } else if (h.contains("latency_ns") && h.contains("phase")) {
       latency(name, meta, h, rows);
+    } else if (h.contains("segment_kib")) {
+      segmentSize(name, meta, h, rows);
     } else if (h.contains("space_utilisation")) {
       lines(name, meta, h, rows, "trace", "group_size", "space_utilisation", "group size (cells)",
           "space utilisation (load factor at the first failed insert)", true);
@@ -600,6 +605,51 @@ public final class Charts {
             .append(" | ").append(fmt(p.get(p.size() - 1)[1])).append(" | ").append(fmt(hi)).append(" |\n");
       }
     }
+  }
+
+  /**
+   * Dash Fig. 11 ({@code dash-segment-size}): bars of the load factor per segment size, a bar per
+   * series, each the mean over its rows (seeds); the table gives mean, lowest and highest.
+   */
+  private void segmentSize(String name, Map<String, String> meta, List<String> h, List<String[]> rows) throws IOException {
+    int cs = h.indexOf("series");
+    int cx = h.indexOf("segment_kib");
+    int cy = h.indexOf("load_factor");
+    TreeSet<Double> sizes = new TreeSet<>();
+    Map<String, Map<Double, List<Double>>> by = new LinkedHashMap<>();
+    for (String[] r : rows) {
+      double kib = Double.parseDouble(r[cx]);
+      sizes.add(kib);
+      by.computeIfAbsent(r[cs], k -> new LinkedHashMap<>()).computeIfAbsent(kib, k -> new ArrayList<>()).add(Double.parseDouble(r[cy]));
+    }
+    List<Double> xs = new ArrayList<>(sizes);
+    Chart c = experimentChart(name, "segment size (KB of normal buckets)", "load factor (mean over seeds)", Chart.Kind.BARS, meta);
+    xs.forEach(x -> c.category(kib(x) + " KB"));
+    StringBuilder table = new StringBuilder();
+    table.append("| series | segment KB | runs | load factor (mean) | lowest | highest |\n|---|---:|---:|---:|---:|---:|\n");
+    for (var e : by.entrySet()) {
+      double[] x = new double[xs.size()];
+      double[] y = new double[xs.size()];
+      for (int i = 0; i < xs.size(); i++) {
+        x[i] = i;
+        List<Double> v = e.getValue().get(xs.get(i));
+        y[i] = v == null ? Double.NaN : v.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        if (v != null) {
+          table.append("| ").append(e.getKey()).append(" | ").append(kib(xs.get(i))).append(" | ").append(v.size()).append(" | ")
+              .append(fmt(y[i])).append(" | ").append(fmt(v.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN)))
+              .append(" | ").append(fmt(v.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN))).append(" |\n");
+        }
+      }
+      c.series(new Chart.Series(e.getKey(), x, y));
+    }
+    String png = name + ".png";
+    c.write(images.resolve(png));
+    md.append("![").append(name).append("](").append(imageLink(png)).append(")\n\n").append(table).append('\n');
+  }
+
+  /** A segment size in KB: whole numbers without decimals. */
+  private static String kib(double x) {
+    return x == Math.rint(x) ? Long.toString((long) x) : fmt(x);
   }
 
   private static Chart.Series series(String name, List<double[]> pts) {

@@ -31,7 +31,8 @@ import java.util.Map;
  *   <tr><td>dash-per-op</td><td>Dash §6.3</td><td>the workload (insert, search+, search-, delete) on one thread, per scheme</td></tr>
  *   <tr><td>dash-scaling</td><td>Dash §6.4</td><td>the same for 1..T threads</td></tr>
  *   <tr><td>dash-load-factor</td><td>Dash Fig. 12</td><td>load factor sampled as records are inserted, per scheme (Dash-EH with 2 and 4 stash buckets)</td></tr>
- *   <tr><td>dash-stash-sweep</td><td>Dash Fig. 11</td><td>load factor as records are inserted, per stash-bucket count 2..4 (segment size is fixed in this build's Dash-EH, so the sweep is over stash buckets)</td></tr>
+ *   <tr><td>dash-stash-sweep</td><td>Dash Fig. 12</td><td>load factor as records are inserted, per stash-bucket count 2..4</td></tr>
+ *   <tr><td>dash-segment-size</td><td>Dash Fig. 11</td><td>per segment size 1..128 KB (normal buckets 4..512) and 2 or 4 stash buckets: the load factor of a one-segment table just before its first split (several seeds), and the mean load factor of a table while records are inserted</td></tr>
  *   <tr><td>dash-recovery</td><td>Dash Table 1</td><td>time to open a crash image (a copy of the pool taken while open) against records</td></tr>
  *   <tr><td>dash-after-crash</td><td>Dash Fig. 14</td><td>positive-search throughput in 10 ms slices after opening a crash image</td></tr>
  *   <tr><td>group-latency</td><td>Group hashing Fig. 5</td><td>mean latency of 1000 inserts, queries, deletes at load factors 0.5 and 0.75: a fixed-size group table against Dash-EH, after warm-up rounds</td></tr>
@@ -120,6 +121,7 @@ public final class Experiments {
     EXPERIMENTS.put("dash-stash-sweep", (e, n) -> e.loadFactor(n, List.of(
         Series.of("dash-eh", "stashBuckets", 2), Series.of("dash-eh", "stashBuckets", 3),
         Series.of("dash-eh", "stashBuckets", 4)), e.dashInserts()));
+    EXPERIMENTS.put("dash-segment-size", (e, n) -> e.segmentSize(n));
     EXPERIMENTS.put("dash-recovery", (e, n) -> e.recovery(n, e.schemes, e.paper
         ? new long[] {40_000_000, 80_000_000, 160_000_000, 320_000_000}
         : e.tiny ? new long[] {2_000, 4_000} : new long[] {500_000, 1_000_000, 2_000_000, 4_000_000}));
@@ -249,6 +251,83 @@ public final class Experiments {
           Files.deleteIfExists(pool(name));
         }
       }
+    }
+  }
+
+  /** Seed of the first-split runs of {@code dash-segment-size} (seed i uses keys of seed base + i). */
+  private static final long SEGMENT_SEED = 1100;
+
+  /**
+   * Dash Fig. 11 (§6.6): against the segment size, 1 KB to 128 KB of 256-byte normal buckets
+   * (Dash-EH's {@code normalBuckets} 4..512), with 2 and 4 stash buckets: (1) the load factor of
+   * one segment when it first has to split: a table of one segment gets random keys until the put
+   * that splits it, and the load factor just before is records / ((normal + stash) × 14), per
+   * seed; (2) the table's load factor, the mean of samples taken every 1 % of a run of random
+   * inserts into an empty table. Only Fig. 11's "Dash" bars (all of balanced insert, displacement
+   * and stashing) are measured: this build's Dash-EH has no switch that turns a technique off.
+   */
+  private void segmentSize(String name) throws IOException {
+    int seeds = (int) pick(10, 5, 2);
+    long total = pick(10_000_000, 500_000, 4_000);
+    long step = total / 100;
+    try (Csv csv = csv(name, "series,stash_buckets,normal_buckets,segment_kib,seed,records,load_factor",
+        "first split: a one-segment table, random keys until its first split, " + seeds + " seeds; table: " + total
+            + " random inserts into an empty table, mean of the load factor every " + step + " (Dash §6.6 Fig. 11: one"
+            + " segment, 1..128 KB)")) {
+      for (int stash : new int[] {2, 4}) {
+        for (int normal = 4; normal <= 512; normal *= 2) { // Dash-EH's normalBuckets range: 1 KB .. 128 KB segments
+          TableOptions o = TableOptions.scheme("dash-eh").withDurability(durability).withParam("stashBuckets", stash)
+              .withParam("normalBuckets", normal);
+          double kib = normal * 256 / 1024.0;
+          for (int seed = 1; seed <= seeds; seed++) {
+            long[] at = firstSplit(name, o, SEGMENT_SEED + seed, (normal + stash) * 14L);
+            csv.row("first split (stashBuckets=" + stash + ")", stash, normal, kib, SEGMENT_SEED + seed, at[0],
+                (double) at[0] / ((normal + stash) * 14L));
+          }
+          long[] keys = Keys.range(42, 0, total);
+          double sum = 0;
+          int samples = 0;
+          try (LongHashTable t = create(name, o)) {
+            for (long i = 0; i < total; i++) {
+              t.put(keys[(int) i], i);
+              if ((i + 1) % step == 0) {
+                sum += t.loadFactor();
+                samples++;
+              }
+            }
+          } finally {
+            Files.deleteIfExists(pool(name));
+          }
+          csv.row("table (stashBuckets=" + stash + ")", stash, normal, kib, 42, total, sum / samples);
+          log.printf("%s: %.0f KB segments, %d stash buckets: table load factor %.3f%n", name, kib, stash, sum / samples);
+        }
+      }
+    }
+  }
+
+  /**
+   * Random keys of {@code seed} into a fresh one-segment table until the put that splits it.
+   *
+   * @return the records held just before that put
+   */
+  private long[] firstSplit(String name, TableOptions o, long seed, long slots) throws IOException {
+    try (LongHashTable t = create(name, o)) {
+      if (t.stats().details().get("segments") != 1) {
+        throw new IllegalStateException("dash-segment-size: an empty table has " + t.stats().details().get("segments")
+            + " segments, expected 1");
+      }
+      double last = 0;
+      for (long i = 0; i <= slots; i++) {
+        t.put(Keys.key(seed, i), i);
+        double lf = t.loadFactor();
+        if (lf < last) { // the slots doubled: the put split the segment
+          return new long[] {i};
+        }
+        last = lf;
+      }
+      throw new IllegalStateException("dash-segment-size: " + slots + " records in one segment of " + slots + " slots without a split");
+    } finally {
+      Files.deleteIfExists(pool(name));
     }
   }
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The papers' experiments of group hashing, ESH and NVLH, each run once at a unit test's size
+ * The papers' experiments of group hashing, ESH and NVLH, and Dash's segment-size sweep (Fig. 11), each run once at a unit test's size
  * (durability PROCESS, two threads at most): every CSV has the columns and rows its chart needs,
  * and its numbers obey what the experiment means (counts, load factors, searches that flush
  * nothing, values that are persisted, latencies ordered), never a timing threshold. The chart
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ExperimentsTest {
   private static final List<String> NAMES = List.of("group-latency", "group-size-sweep", "group-space", "group-recovery",
-      "esh-load-factor", "esh-scaling", "esh-recovery", "nvlh-value-size");
+      "esh-load-factor", "esh-scaling", "esh-recovery", "nvlh-value-size", "dash-segment-size");
 
   @TempDir
   static Path dir;
@@ -150,6 +150,32 @@ class ExperimentsTest {
   }
 
   @Test
+  void dashSegmentSizeGivesTheLoadFactorAtTheFirstSplitPerSegmentSize() throws IOException {
+    var rows = rows("dash-segment-size", "series,stash_buckets,normal_buckets,segment_kib,seed,records,load_factor");
+    assertEquals(2 * 8 * (2 + 1), rows.size()); // stash 2 and 4; 4..512 normal buckets; 2 seeds and the table
+    Map<String, Double> firstSplit = new LinkedHashMap<>();
+    for (var r : rows) {
+      long normal = l(r, "normal_buckets");
+      long stash = l(r, "stash_buckets");
+      assertEquals(normal / 4.0, d(r, "segment_kib"), 1e-9, r.toString());
+      assertTrue(d(r, "load_factor") > 0 && d(r, "load_factor") <= 1, r.toString());
+      if (r.get("series").startsWith("first split")) {
+        long slots = (normal + stash) * 14;
+        assertEquals((double) l(r, "records") / slots, d(r, "load_factor"), 1e-4, r.toString());
+        // A segment splits only when the key's two buckets and every stash bucket are full.
+        assertTrue(l(r, "records") >= (2 + stash) * 14, r.toString());
+        firstSplit.merge(stash + "/" + normal, d(r, "load_factor") / 2, Double::sum);
+      } else {
+        assertEquals(4_000, l(r, "records"), r.toString());
+      }
+    }
+    // Fig. 11: larger segments split earlier (one full bucket pair splits them all).
+    for (long stash : new long[] {2, 4}) {
+      assertTrue(firstSplit.get(stash + "/4") > firstSplit.get(stash + "/512"), firstSplit.toString());
+    }
+  }
+
+  @Test
   void groupRecoveryRecoversEveryRecordAtEachSize() throws IOException {
     var rows = rows("group-recovery", "scheme,durability,cells,table_mib,records,fill_ms,recovery_ms,fastest_ms,recovery_percent,records_after");
     assertEquals(2, rows.size());
@@ -237,7 +263,7 @@ class ExperimentsTest {
     assertTrue(md.contains("](img/group-latency.png)") && md.contains("](img/group-size-sweep.png)")
         && md.contains("](img/group-space.png)") && md.contains("](img/group-recovery.png)")
         && md.contains("](img/esh-load-factor.png)") && md.contains("](img/esh-scaling-insert.png)")
-        && md.contains("](img/nvlh-value-size-insert.png)") && md.contains("](img/nvlh-value-size-delete-max.png)"), md);
+        && md.contains("](img/nvlh-value-size-insert.png)") && md.contains("](img/dash-segment-size.png)") && md.contains("](img/nvlh-value-size-delete-max.png)"), md);
     assertTrue(!md.contains("No rows") && !md.contains("(no chart for columns"), md);
     for (String png : List.of("group-latency", "group-size-sweep", "group-space", "group-recovery", "esh-load-factor",
         "esh-recovery", "esh-scaling-searchpos", "nvlh-value-size-searchpos-max")) {

@@ -1,17 +1,23 @@
 package io.pmhash.schemes.dash;
 
 import io.pmhash.core.Pool;
+import io.pmhash.core.SchemeMismatchException;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.TableOptions;
 import io.pmhash.map.spi.BytesTable;
 import io.pmhash.map.spi.SchemeProvider;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The {@code dash-eh} scheme for {@link io.pmhash.map.PmHash}. One parameter, {@code
- * stashBuckets} (2..4, default 2), recorded as pool header parameter 0 and in the table
- * header; {@link TableOptions#initialCapacity()} sizes the first directory.
+ * The {@code dash-eh} scheme for {@link io.pmhash.map.PmHash}. Two parameters, each recorded in
+ * the pool header and in the table header: {@code stashBuckets} (2..4, default 2; pool header
+ * parameter 0) and {@code normalBuckets} (normal buckets per segment, a power of two 4..512,
+ * default 64, the 16 KB segment of Dash §6.2; parameter 1; Dash §6.6, Fig. 11 varies it). {@link
+ * TableOptions#initialCapacity()} sizes the first directory. Opening with a parameter set
+ * explicitly ({@link TableOptions#withParam}) that differs from the pool's is refused with a
+ * {@link SchemeMismatchException}.
  */
 public final class DashEhProvider implements SchemeProvider {
   /** The scheme name in pool headers. */
@@ -20,6 +26,10 @@ public final class DashEhProvider implements SchemeProvider {
   public static final String STASH_BUCKETS = "stashBuckets";
   /** Its default (Dash §6.2). */
   public static final int DEFAULT_STASH_BUCKETS = 2;
+  /** The segment-size parameter: normal buckets per segment. */
+  public static final String NORMAL_BUCKETS = "normalBuckets";
+  /** Its default, {@link DashLayout#NORMAL_BUCKETS} (Dash §6.2: 16 KB segments). */
+  public static final int DEFAULT_NORMAL_BUCKETS = DashLayout.NORMAL_BUCKETS;
 
   /** For {@link java.util.ServiceLoader}. */
   public DashEhProvider() {}
@@ -38,26 +48,28 @@ public final class DashEhProvider implements SchemeProvider {
   public Map<String, Long> defaultParams() {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put(STASH_BUCKETS, (long) DEFAULT_STASH_BUCKETS);
+    m.put(NORMAL_BUCKETS, (long) DEFAULT_NORMAL_BUCKETS);
     return m;
   }
 
   @Override
   public long[] headerParams(TableOptions options) {
     long stash = options.param(STASH_BUCKETS, DEFAULT_STASH_BUCKETS);
-    if (stash < DashLayout.MIN_STASH || stash > DashLayout.MAX_STASH) {
-      throw new IllegalArgumentException("dash-eh parameter stashBuckets must be 2..4, got " + stash);
-    }
-    return new long[] {stash};
+    DashEhTable.checkStash(stash);
+    long normal = options.param(NORMAL_BUCKETS, DEFAULT_NORMAL_BUCKETS);
+    DashEhTable.checkNormal(normal);
+    return new long[] {stash, normal};
   }
 
   @Override
   public LongHashTable create(Pool pool, TableOptions options) {
-    return DashEhTable.create(pool, (int) headerParams(options)[0], options.initialCapacity());
+    long[] p = headerParams(options);
+    return DashEhTable.create(pool, (int) p[1], (int) p[0], options.initialCapacity());
   }
 
   @Override
   public LongHashTable open(Pool pool, TableOptions options) {
-    return DashEhTable.open(pool);
+    return DashEhTable.open(checkParams(pool, options));
   }
 
   @Override
@@ -67,11 +79,35 @@ public final class DashEhProvider implements SchemeProvider {
 
   @Override
   public BytesTable createBytes(Pool pool, TableOptions options) {
-    return new DashPointerTable(DashEhTable.create(pool, (int) headerParams(options)[0], options.initialCapacity(), true));
+    long[] p = headerParams(options);
+    return new DashPointerTable(DashEhTable.create(pool, (int) p[1], (int) p[0], options.initialCapacity(), true));
   }
 
   @Override
   public BytesTable openBytes(Pool pool, TableOptions options) {
-    return new DashPointerTable(DashEhTable.open(pool, true));
+    return new DashPointerTable(DashEhTable.open(checkParams(pool, options), true));
+  }
+
+  /**
+   * Refuses a pool whose stash or normal bucket count (its header's parameters 0 and 1) differs
+   * from one the options set explicitly, before the table is opened (nothing is written; the
+   * caller gives the file back as it was); parameters left unset take the pool's.
+   */
+  private static Pool checkParams(Pool pool, TableOptions options) {
+    long[] recorded = pool.schemeParams();
+    Map<String, Long> asked = options.params();
+    String wrong = differs(asked, STASH_BUCKETS, recorded.length < 1 ? 0 : recorded[0])
+        + differs(asked, NORMAL_BUCKETS, DashEhTable.normalOf(recorded.length < 2 ? 0 : recorded[1]));
+    if (!wrong.isEmpty()) {
+      String where = pool.path() == null ? "volatile pool" : pool.path().toString();
+      throw new UncheckedIOException(new SchemeMismatchException(where + ": the dash-eh table was created with" + wrong
+          + ": open it without these parameters, or with the values it was created with"));
+    }
+    return pool;
+  }
+
+  private static String differs(Map<String, Long> asked, String name, long recorded) {
+    Long v = asked.get(name);
+    return v == null || v == recorded ? "" : " " + name + " = " + recorded + " (asked for " + v + ")";
   }
 }

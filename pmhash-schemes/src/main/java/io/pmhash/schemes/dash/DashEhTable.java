@@ -59,6 +59,8 @@ public final class DashEhTable implements LongHashTable {
   final long header;
   final long globalVersion;
   final int stash;
+  /** Normal buckets per segment (the table header's count; {@link DashLayout#NORMAL_BUCKETS} by default). */
+  final int normal;
   final ReentrantLock directoryLock = new ReentrantLock();
   /**
    * Segments whose local depth equals the global depth, or -1 when unknown (after open, after
@@ -72,14 +74,15 @@ public final class DashEhTable implements LongHashTable {
   final AtomicLong merges = new AtomicLong();
   final AtomicLong halvings = new AtomicLong();
 
-  private DashEhTable(Pool pool, long header, int stash, long globalVersion, boolean pointer) {
+  private DashEhTable(Pool pool, long header, int normal, int stash, long globalVersion, boolean pointer) {
     this.pool = pool;
     this.persistence = pool.persistence();
     this.epochs = pool.epochs();
     this.header = header;
     this.stash = stash;
+    this.normal = normal;
     this.globalVersion = globalVersion;
-    this.segments = new DashSegment(persistence, stash, pointer, pool.allocator());
+    this.segments = new DashSegment(persistence, normal, stash, pointer, pool.allocator());
     this.split = new DashSplit(this);
     this.recovery = new DashRecovery(this);
     this.merge = new DashMerge(this);
@@ -98,7 +101,22 @@ public final class DashEhTable implements LongHashTable {
    * @return the table
    */
   public static DashEhTable create(Pool pool, int stash, long initialCapacity) {
-    return create(pool, stash, initialCapacity, false);
+    return create(pool, NORMAL_BUCKETS, stash, initialCapacity, false);
+  }
+
+  /**
+   * Builds an empty inline table whose segments have {@code normal} normal buckets (Dash §6.6,
+   * Fig. 11 varies the segment size); otherwise {@link #create(Pool, int, long)}.
+   *
+   * @param pool the pool, its header naming dash-eh
+   * @param normal normal buckets per segment, a power of two {@value DashLayout#MIN_NORMAL_BUCKETS}..{@value
+   *     DashLayout#MAX_NORMAL_BUCKETS}
+   * @param stash stash buckets per segment, 2..4
+   * @param initialCapacity records to size the first directory for
+   * @return the table
+   */
+  public static DashEhTable create(Pool pool, int normal, int stash, long initialCapacity) {
+    return create(pool, normal, stash, initialCapacity, false);
   }
 
   /**
@@ -106,19 +124,21 @@ public final class DashEhTable implements LongHashTable {
    * header's key mode). A pointer-mode table is used only through {@link DashPointerTable}.
    *
    * @param pool the pool, its header naming dash-eh
+   * @param normal normal buckets per segment, a power of two 4..512
    * @param stash stash buckets per segment, 2..4
    * @param initialCapacity records to size the first directory for
    * @param pointer whether slots hold record offsets and hashes
    * @return the table
    */
-  static DashEhTable create(Pool pool, int stash, long initialCapacity, boolean pointer) {
+  static DashEhTable create(Pool pool, int normal, int stash, long initialCapacity, boolean pointer) {
     checkStash(stash);
+    checkNormal(normal);
     if (pool.root(0) != 0) {
       throw new IllegalStateException("pool already holds a table (root 0 is set)");
     }
-    int depth = initialDepth(initialCapacity);
+    int depth = initialDepth(initialCapacity, normal);
     long gv = pool.recoveryEpoch();
-    long segBytes = segmentBytes(stash);
+    long segBytes = segmentBytes(normal, stash);
     int n = 1 << depth;
     Persistence p = pool.persistence();
     Reservation[] segs = new Reservation[n];
@@ -146,6 +166,7 @@ public final class DashEhTable implements LongHashTable {
     LONG.set(m, h + HDR_DIRECTORY, d);
     LONG.set(m, h + HDR_GLOBAL_VERSION, gv);
     INT.set(m, h + HDR_KEY_MODE, pointer ? KEY_MODE_POINTER : KEY_MODE_INLINE);
+    INT.set(m, h + HDR_NORMAL, normal);
     p.flush(h, TABLE_HEADER.byteSize());
     // PERSIST(create): segments, directory and header are durable before any of them is owned
     // and linked; the header is linked from root 0 in the last step, so everything before is
@@ -155,7 +176,7 @@ public final class DashEhTable implements LongHashTable {
       pub.publish(dir).publish(hdr, Pool.rootWord(0));
       pub.commit();
     }
-    return new DashEhTable(pool, h, stash, gv, pointer);
+    return new DashEhTable(pool, h, normal, stash, gv, pointer);
   }
 
   /**
@@ -206,6 +227,11 @@ public final class DashEhTable implements LongHashTable {
     if (stash < MIN_STASH || stash > MAX_STASH || params.length < 1 || params[0] != stash) {
       throw corrupt(where + ": dash-eh stash bucket count " + stash + " is not 2..4 or differs from the pool header's");
     }
+    int normal = normalOf((int) INT.get(m, h + HDR_NORMAL));
+    if (!validNormal(normal) || normal != normalOf(params.length < 2 ? 0 : params[1])) {
+      throw corrupt(where + ": dash-eh normal bucket count " + normal + " is not a power of two "
+          + MIN_NORMAL_BUCKETS + ".." + MAX_NORMAL_BUCKETS + " or differs from the pool header's");
+    }
     long dir = (long) LONG.get(m, h + HDR_DIRECTORY);
     if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize() || (dir & 63) != 0) {
       throw corrupt(where + ": dash-eh directory offset " + dir + " is outside the pool or not 64-byte aligned");
@@ -227,13 +253,13 @@ public final class DashEhTable implements LongHashTable {
           + ", not 0.." + MAX_GLOBAL_DEPTH + " or reaching past the end of the pool");
     }
     long gv = pool.lastShutdownClean() ? (long) LONG.get(m, h + HDR_GLOBAL_VERSION) : pool.recoveryEpoch();
-    validateStructure(pool, dir, segmentBytes(stash), gv);
+    validateStructure(pool, dir, segmentBytes(normal, stash), gv);
     if (!pool.lastShutdownClean()) {
       LONG.setRelease(m, h + HDR_GLOBAL_VERSION, gv);
       // PERSIST(§4.8): the new global version is durable before any segment is recovered to it
       pool.persistence().persist(h + HDR_GLOBAL_VERSION, 8);
     }
-    return new DashEhTable(pool, h, stash, gv, pointer);
+    return new DashEhTable(pool, h, normal, stash, gv, pointer);
   }
 
   /**
@@ -273,15 +299,35 @@ public final class DashEhTable implements LongHashTable {
     return new UncheckedIOException(new CorruptPoolException(message));
   }
 
-  static void checkStash(int stash) {
+  static void checkStash(long stash) {
     if (stash < MIN_STASH || stash > MAX_STASH) {
       throw new IllegalArgumentException("dash-eh parameter stashBuckets must be 2..4, got " + stash);
     }
   }
 
-  /** Global depth for a capacity: segments of about 700 records (≈ 75 % of 924 slots). */
-  static int initialDepth(long capacity) {
-    long segs = Math.max(1, (capacity + 699) / 700);
+  static void checkNormal(long normal) {
+    if (!validNormal(normal)) {
+      throw new IllegalArgumentException("dash-eh parameter normalBuckets must be a power of two from "
+          + MIN_NORMAL_BUCKETS + " to " + MAX_NORMAL_BUCKETS + " (1 KB to 128 KB segments of 256-byte buckets), got " + normal);
+    }
+  }
+
+  private static boolean validNormal(long normal) {
+    return normal >= MIN_NORMAL_BUCKETS && normal <= MAX_NORMAL_BUCKETS && Long.bitCount(normal) == 1;
+  }
+
+  /** A recorded normal bucket count: 0, in a pool made before the count was recorded, is 64. */
+  static int normalOf(long recorded) {
+    return recorded == 0 ? NORMAL_BUCKETS : (int) Math.min(recorded, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Global depth for a capacity: segments of about 700 records per 64 normal buckets (≈ 75 % of
+   * the 924 slots of a default segment), scaled to the table's normal bucket count.
+   */
+  static int initialDepth(long capacity, int normal) {
+    long perSegment = 700L * normal / NORMAL_BUCKETS;
+    long segs = Math.max(1, (capacity + perSegment - 1) / perSegment);
     int depth = 64 - Long.numberOfLeadingZeros(segs - 1);
     return Math.min(depth, 20);
   }
@@ -435,7 +481,7 @@ public final class DashEhTable implements LongHashTable {
   private long read(long key, long absent, boolean contains) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = segments.bucketIndex(h);
     EpochReclaimer e = epochs;
     e.enter();
     try {
@@ -448,7 +494,7 @@ public final class DashEhTable implements LongHashTable {
           continue;
         }
         long b1 = bucket(seg, y);
-        long b2 = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
+        long b2 = bucket(seg, (y + 1) & segments.mask);
         int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
         int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
         if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
@@ -528,8 +574,8 @@ public final class DashEhTable implements LongHashTable {
   private boolean write(long key, long value, long expected, int op) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
-    int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
+    int y = segments.bucketIndex(h);
+    int y2 = (y + 1) & segments.mask;
     DashSegment s = segments;
     EpochReclaimer e = epochs;
     long emptied = 0;
@@ -662,8 +708,8 @@ public final class DashEhTable implements LongHashTable {
    */
   @Override
   public void forEach(LongLongConsumer action) {
-    long[] words = new long[2 * (NORMAL_BUCKETS + stash) * SLOTS + 1];
-    int[] versions = new int[NORMAL_BUCKETS + stash];
+    long[] words = new long[2 * (normal + stash) * SLOTS + 1];
+    int[] versions = new int[normal + stash];
     long c = 0;
     do {
       c = part(c, words, versions, action);
@@ -676,7 +722,7 @@ public final class DashEhTable implements LongHashTable {
    */
   @Override
   public long scan(long from, LongLongConsumer action) {
-    return part(from, new long[2 * (NORMAL_BUCKETS + stash) * SLOTS + 1], new int[NORMAL_BUCKETS + stash], action);
+    return part(from, new long[2 * (normal + stash) * SLOTS + 1], new int[normal + stash], action);
   }
 
   /** One {@link #scanPart} inside the epoch, then the action on its copies, outside it. */
@@ -713,7 +759,7 @@ public final class DashEhTable implements LongHashTable {
    * @return the end of the segment's hash range (the next cursor), 0 after the last segment
    */
   long scanPart(long from, long[] words, int[] versions) {
-    int buckets = NORMAL_BUCKETS + stash;
+    int buckets = normal + stash;
     for (;;) {
       MemorySegment m = pool.memory();
       long seg = locate(m, from);
@@ -780,9 +826,9 @@ public final class DashEhTable implements LongHashTable {
     }
   }
 
-  /** @return record slots: segments × (64 + stash) × 14 */
+  /** @return record slots: segments × (normal + stash) × 14 */
   long slots(int segmentCount) {
-    return (long) segmentCount * (NORMAL_BUCKETS + stash) * SLOTS;
+    return (long) segmentCount * (normal + stash) * SLOTS;
   }
 
   @Override
@@ -812,13 +858,14 @@ public final class DashEhTable implements LongHashTable {
     for (long seg : segs) {
       n += segments.records(m, seg);
       for (int i = 0; i < stash; i++) {
-        stashed += DashBucket.count(bitmapAcquire(m, bucket(seg, NORMAL_BUCKETS + i)));
+        stashed += DashBucket.count(bitmapAcquire(m, bucket(seg, normal + i)));
       }
     }
     long slots = slots(segs.length);
     Map<String, Long> details = new LinkedHashMap<>();
     details.put("segments", (long) segs.length);
     details.put("globalDepth", (long) globalDepth());
+    details.put("normalBuckets", (long) normal);
     details.put("stashBuckets", (long) stash);
     details.put("stashRecords", stashed);
     details.put("splits", splits.get());
@@ -834,6 +881,6 @@ public final class DashEhTable implements LongHashTable {
 
   @Override
   public String toString() {
-    return "dash-eh table (stash " + stash + ", global version " + globalVersion + ") in " + pool;
+    return "dash-eh table (normal buckets " + normal + ", stash " + stash + ", global version " + globalVersion + ") in " + pool;
   }
 }

@@ -45,7 +45,7 @@ import java.nio.ByteOrder;
  *       |depth|state| 0   | pattern | side link  | recovery version| recovery lock |victim| 0  |
  *       +-----+-----+-----+---------+------------+-----------------+---------------+------+----+
  *       |&lt;------- shape word (one u64) --------&gt;|
- *  byte 64: 64 normal buckets, then 2..4 stash buckets, 256 B each
+ *  byte 64: n normal buckets (64 by default; the table header's count), then 2..4 stash buckets, 256 B each
  * </pre>
  *
  * The shape word holds local depth (u8), SMO state (u8) and pattern (u32, the segment's hash
@@ -58,17 +58,18 @@ import java.nio.ByteOrder;
  *       +--------------+----------+----------------------------------------+
  *       | global depth | 0        | entries[2^depth]: u64 segment offset   |
  *       +--------------+----------+----------------------------------------+
- *  entry = h &gt;&gt;&gt; (64 - depth); bucket = (h &gt;&gt;&gt; 8) &amp; 63; fingerprint = h &amp; 0xFF
+ *  entry = h &gt;&gt;&gt; (64 - depth); bucket = (h &gt;&gt;&gt; 8) &amp; (n - 1); fingerprint = h &amp; 0xFF
  * </pre>
  *
  * <h2>Table header (pool root 0), 64 bytes</h2>
  *
  * <pre>
- *  byte 0       8         12             16          24               32         36       64
- *       +-------+---------+--------------+-----------+----------------+----------+--------+
- *       | magic | version | stash buckets| directory | global version | key mode | 0      |
- *       +-------+---------+--------------+-----------+----------------+----------+--------+
+ *  byte 0       8         12             16          24               32         36       40   64
+ *       +-------+---------+--------------+-----------+----------------+----------+--------+----+
+ *       | magic | version | stash buckets| directory | global version | key mode | normal | 0  |
+ *       +-------+---------+--------------+-----------+----------------+----------+--------+----+
  *  key mode (u32): 0 inline (a slot holds key and value), 1 pointer mode (Dash §4.5)
+ *  normal (u32): normal buckets per segment, a power of two 4..512 (0 in older pools: 64)
  * </pre>
  *
  * <h2>Pointer mode (Dash §4.5)</h2>
@@ -151,8 +152,21 @@ public final class DashLayout {
 
   // ------------------------------------------------------------------ segment
 
-  /** Normal buckets per segment (bucket = {@code (h >>> 8) & 63}). */
+  /**
+   * Normal buckets per segment by default, and always in Dash-LH (bucket = {@code (h >>> 8) &
+   * 63}): the 16 KB segment of Dash §6.2. A Dash-EH table records its own count, a power of two
+   * from {@link #MIN_NORMAL_BUCKETS} to {@link #MAX_NORMAL_BUCKETS}, in its header (bucket =
+   * {@code (h >>> 8) & (n - 1)}).
+   */
   public static final int NORMAL_BUCKETS = 64;
+  /**
+   * Fewest normal buckets (1 KB, the smallest segment of Dash Fig. 11): a target, its probing
+   * bucket and the two displacement neighbours {@code y - 1}, {@code y + 2} stay four distinct
+   * buckets.
+   */
+  public static final int MIN_NORMAL_BUCKETS = 4;
+  /** Most normal buckets (128 KB, the largest segment of Dash Fig. 11). */
+  public static final int MAX_NORMAL_BUCKETS = 512;
   /** Fewest stash buckets. */
   public static final int MIN_STASH = 2;
   /** Most stash buckets (the 2-bit overflow index). */
@@ -203,10 +217,19 @@ public final class DashLayout {
 
   /**
    * @param stashBuckets 2..4
-   * @return the segment size in bytes
+   * @return the size in bytes of a segment of {@link #NORMAL_BUCKETS} normal buckets
    */
   public static long segmentBytes(int stashBuckets) {
-    return SEG_BUCKETS + (NORMAL_BUCKETS + stashBuckets) * BUCKET_BYTES;
+    return segmentBytes(NORMAL_BUCKETS, stashBuckets);
+  }
+
+  /**
+   * @param normalBuckets normal buckets, {@link #MIN_NORMAL_BUCKETS}..{@link #MAX_NORMAL_BUCKETS}
+   * @param stashBuckets 2..4
+   * @return the segment size in bytes
+   */
+  public static long segmentBytes(int normalBuckets, int stashBuckets) {
+    return SEG_BUCKETS + (long) (normalBuckets + stashBuckets) * BUCKET_BYTES;
   }
 
   /**
@@ -271,7 +294,8 @@ public final class DashLayout {
           U64.withName("directory"),
           U64.withName("global_version"),
           U32.withName("key_mode"),
-          MemoryLayout.paddingLayout(28));
+          U32.withName("normal_buckets"),
+          MemoryLayout.paddingLayout(24));
   /** Offset of the magic. */
   public static final long HDR_MAGIC = off(TABLE_HEADER, "magic");
   /** Offset of the layout version. */
@@ -284,6 +308,11 @@ public final class DashLayout {
   public static final long HDR_GLOBAL_VERSION = off(TABLE_HEADER, "global_version");
   /** Offset of the key mode (u32): {@link #KEY_MODE_INLINE} or {@link #KEY_MODE_POINTER}. */
   public static final long HDR_KEY_MODE = off(TABLE_HEADER, "key_mode");
+  /**
+   * Offset of the normal bucket count (u32): a power of two 4..512; 0 in a pool made before the
+   * field existed, which means {@link #NORMAL_BUCKETS}.
+   */
+  public static final long HDR_NORMAL = off(TABLE_HEADER, "normal_buckets");
   /** Key mode: 8-byte keys and values in the slots. */
   public static final int KEY_MODE_INLINE = 0;
   /** Key mode: the slot holds a record offset and the key's hash (Dash §4.5). */

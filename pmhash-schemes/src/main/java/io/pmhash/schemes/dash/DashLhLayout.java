@@ -22,7 +22,7 @@ import java.nio.ByteOrder;
  *       |     |     |     |         | (1st node) |                 |               | lock |    |
  *       +-----+-----+-----+---------+------------+-----------------+---------------+------+----+
  *       |&lt;------- shape word (one u64) --------&gt;|
- *  byte 64: 64 normal buckets, then 2..4 stash buckets, 256 B each (as Dash-EH)
+ *  byte 64: 64 normal buckets (Dash-LH keeps the default segment), then 2..4 stash buckets, 256 B each (as Dash-EH)
  * </pre>
  *
  * The shape word is Dash-EH's encoding ({@link DashLayout#shape}): depth = the number of low

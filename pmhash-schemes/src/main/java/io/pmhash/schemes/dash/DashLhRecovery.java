@@ -1,7 +1,6 @@
 package io.pmhash.schemes.dash;
 
 import static io.pmhash.schemes.dash.DashLayout.LOCK;
-import static io.pmhash.schemes.dash.DashLayout.NORMAL_BUCKETS;
 import static io.pmhash.schemes.dash.DashLhLayout.NODE_BUCKET;
 import static io.pmhash.schemes.dash.DashLhLayout.NODE_BYTES;
 import static io.pmhash.schemes.dash.DashLhLayout.SEG_CHAIN_LOCK;
@@ -65,7 +64,7 @@ final class DashLhRecovery {
   }
 
   private void repair(MemorySegment m, long seg) {
-    int buckets = NORMAL_BUCKETS + segs.stash;
+    int buckets = segs.normal + segs.stash;
     // (1) locks
     for (int i = 0; i < buckets; i++) {
       VersionLock.reset(m, bucket(seg, i) + LOCK);

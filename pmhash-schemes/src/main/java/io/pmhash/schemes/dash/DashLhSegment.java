@@ -4,7 +4,6 @@ import static io.pmhash.schemes.dash.DashBucket.*;
 import static io.pmhash.schemes.dash.DashLayout.BUCKET_BYTES;
 import static io.pmhash.schemes.dash.DashLayout.LOCK;
 import static io.pmhash.schemes.dash.DashLayout.LONG;
-import static io.pmhash.schemes.dash.DashLayout.NORMAL_BUCKETS;
 import static io.pmhash.schemes.dash.DashLayout.SLOTS;
 import static io.pmhash.schemes.dash.DashLayout.STASH_FLAG;
 import static io.pmhash.schemes.dash.DashLhLayout.*;
@@ -192,7 +191,7 @@ final class DashLhSegment {
       long b = node + NODE_BUCKET;
       for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
         long h = Hashing.hash(key(m, b, Integer.numberOfTrailingZeros(a)));
-        incrementOverflowCount(m, bucket(seg, DashSegment.bucketIndex(h)));
+        incrementOverflowCount(m, bucket(seg, segs.bucketIndex(h)));
       }
     }
   }
@@ -247,7 +246,7 @@ final class DashLhSegment {
   long stashRecords(MemorySegment m, long seg) {
     long n = chainRecords(m, seg);
     for (int i = 0; i < segs.stash; i++) {
-      n += count(bitmapAcquire(m, seg + DashLayout.SEG_BUCKETS + (NORMAL_BUCKETS + i) * BUCKET_BYTES));
+      n += count(bitmapAcquire(m, seg + DashLayout.SEG_BUCKETS + (segs.normal + i) * BUCKET_BYTES));
     }
     return n;
   }

@@ -6,7 +6,6 @@ import static io.pmhash.schemes.dash.DashLayout.BUCKET_BYTES;
 import static io.pmhash.schemes.dash.DashLayout.INT;
 import static io.pmhash.schemes.dash.DashLayout.LOCK;
 import static io.pmhash.schemes.dash.DashLayout.LONG;
-import static io.pmhash.schemes.dash.DashLayout.NORMAL_BUCKETS;
 import static io.pmhash.schemes.dash.DashLayout.SEG_BUCKETS;
 import static io.pmhash.schemes.dash.DashLayout.SLOTS;
 import static io.pmhash.schemes.dash.DashLayout.shape;
@@ -183,7 +182,7 @@ final class DashLhSplit {
   private void build(long pseg, long nseg, long ni, int d) {
     MemorySegment m = pool.memory();
     long hashBit = 1L << (SEGMENT_HASH_SHIFT + d);
-    int buckets = NORMAL_BUCKETS + segs.stash;
+    int buckets = segs.normal + segs.stash;
     MemorySegment.copy(m, pseg + SEG_BUCKETS, m, nseg + SEG_BUCKETS, buckets * BUCKET_BYTES);
     m.asSlice(nseg, SEG_BUCKETS).fill((byte) 0);
     LONG.set(m, nseg + DashLhLayout.SEG_VERSION, table.globalVersion);
@@ -222,7 +221,7 @@ final class DashLhSplit {
         long h = Hashing.hash(k);
         writeRecord(m, nb, s, k, v, DashSegment.fingerprintOf(h));
         INT.set(m, nb + BITMAP, withSlot(nbm, s, false));
-        incrementOverflowCount(m, bucket(nseg, DashSegment.bucketIndex(h)));
+        incrementOverflowCount(m, bucket(nseg, segs.bucketIndex(h)));
       }
     }
     for (Reservation r : nodes) {
@@ -246,7 +245,7 @@ final class DashLhSplit {
   /** Steps 3–4: p keeps its half; its depth becomes d + 1. Idempotent. */
   private void finish(MemorySegment m, long pseg, long pi, int d) {
     long hashBit = 1L << (SEGMENT_HASH_SHIFT + d);
-    for (int i = 0; i < NORMAL_BUCKETS + segs.stash; i++) {
+    for (int i = 0; i < segs.normal + segs.stash; i++) {
       dropHashBit(m, bucket(pseg, i), hashBit);
     }
     for (long node = DashLhSegment.chainHead(m, pseg); node != 0; node = DashLhSegment.nextNode(m, node)) {

@@ -14,7 +14,6 @@ import static io.pmhash.schemes.dash.DashLayout.shape;
 import static io.pmhash.schemes.dash.DashLayout.stateOf;
 import static io.pmhash.schemes.dash.DashLhLayout.*;
 import static io.pmhash.schemes.dash.DashSegment.bucket;
-import static io.pmhash.schemes.dash.DashSegment.bucketIndex;
 import static io.pmhash.schemes.dash.DashSegment.fingerprintOf;
 import static io.pmhash.schemes.dash.DashSegment.shapeAcquire;
 
@@ -374,7 +373,7 @@ public final class DashLhTable implements LongHashTable {
   private long read(long key, long absent, boolean contains) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = segments.bucketIndex(h);
     EpochReclaimer e = epochs;
     e.enter();
     try {
@@ -454,7 +453,7 @@ public final class DashLhTable implements LongHashTable {
   private boolean write(long key, long value, long expected, int op) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = segments.bucketIndex(h);
     int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
     EpochReclaimer e = epochs;
     boolean grew = false;

@@ -128,7 +128,7 @@ final class DashMerge {
     long[] keys = new long[total];
     long[] values = new long[total];
     int n = 0;
-    for (int i = 0; i < NORMAL_BUCKETS + segs.stash; i++) {
+    for (int i = 0; i < segs.normal + segs.stash; i++) {
       long b = DashSegment.bucket(right, i);
       for (int a = DashBucket.allocated(DashBucket.bitmap(m, b)); a != 0 && n < total; a &= a - 1) {
         int slot = Integer.numberOfTrailingZeros(a);

@@ -63,7 +63,7 @@ final class DashPointerTable implements BytesTable {
   public byte[] get(byte[] key) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = table.segments.bucketIndex(h);
     MemorySegment k = MemorySegment.ofArray(key);
     EpochReclaimer e = table.epochs;
     e.enter();
@@ -75,7 +75,7 @@ final class DashPointerTable implements BytesTable {
           continue;
         }
         long b1 = bucket(seg, y);
-        long b2 = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
+        long b2 = bucket(seg, (y + 1) & table.segments.mask);
         int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
         int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
         if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
@@ -159,8 +159,8 @@ final class DashPointerTable implements BytesTable {
   private byte[] write(byte[] key, byte[] value, byte[] expected, int op) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
-    int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
+    int y = table.segments.bucketIndex(h);
+    int y2 = (y + 1) & table.segments.mask;
     MemorySegment k = MemorySegment.ofArray(key);
     DashSegment s = table.segments;
     Reservation r = op < REMOVE ? newRecord(key, value) : null;
@@ -269,8 +269,8 @@ final class DashPointerTable implements BytesTable {
    */
   @Override
   public long scan(long from, BytesConsumer action) {
-    long[] words = new long[2 * (NORMAL_BUCKETS + table.stash) * SLOTS + 1];
-    int[] versions = new int[NORMAL_BUCKETS + table.stash];
+    long[] words = new long[2 * (table.normal + table.stash) * SLOTS + 1];
+    int[] versions = new int[table.normal + table.stash];
     EpochReclaimer e = table.epochs;
     e.enter();
     try {

@@ -116,9 +116,9 @@ final class DashRecovery {
       refreshFingerprints(segs, m, bucket(seg, i));
     }
     // (2) duplicates from an interrupted displacement: the same key in buckets y and y + 1
-    for (int y = 0; y < NORMAL_BUCKETS; y++) {
+    for (int y = 0; y < segs.normal; y++) {
       long b = bucket(seg, y);
-      long next = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
+      long next = bucket(seg, (y + 1) & segs.mask);
       int bm = bitmap(m, b);
       for (int a = allocated(bm); a != 0; a &= a - 1) {
         int slot = Integer.numberOfTrailingZeros(a);
@@ -150,7 +150,7 @@ final class DashRecovery {
   }
 
   private void repair(MemorySegment m, long seg) {
-    int buckets = NORMAL_BUCKETS + segs.stash;
+    int buckets = segs.normal + segs.stash;
     // (1) clear bucket locks
     for (int i = 0; i < buckets; i++) {
       VersionLock.reset(m, bucket(seg, i) + LOCK);

@@ -50,31 +50,44 @@ final class DashSegment {
 
   final Persistence persistence;
   final int stash;
+  /** Normal buckets per segment: a power of two, {@link DashLayout#MIN_NORMAL_BUCKETS}..{@link DashLayout#MAX_NORMAL_BUCKETS}. */
+  final int normal;
+  /** {@code normal - 1}: the bucket index mask, and the probing neighbour's wrap. */
+  final int mask;
   final long bytes;
   final long stashBase;
   /** Pointer mode: pairs are {record offset, hash}; fixed at construction. */
   final boolean pointer;
   private final Allocator allocator;
 
+  /** Dash-LH's segments: {@link DashLayout#NORMAL_BUCKETS} normal buckets, inline. */
   DashSegment(Persistence persistence, int stash) {
-    this(persistence, stash, false, null);
+    this(persistence, NORMAL_BUCKETS, stash, false, null);
   }
 
-  DashSegment(Persistence persistence, int stash, boolean pointer, Allocator allocator) {
+  DashSegment(Persistence persistence, int normal, int stash, boolean pointer, Allocator allocator) {
     this.persistence = persistence;
+    this.normal = normal;
+    this.mask = normal - 1;
     this.stash = stash;
     this.pointer = pointer;
     this.allocator = allocator;
-    this.bytes = segmentBytes(stash);
-    this.stashBase = SEG_BUCKETS + NORMAL_BUCKETS * BUCKET_BYTES;
+    this.bytes = segmentBytes(normal, stash);
+    this.stashBase = SEG_BUCKETS + normal * BUCKET_BYTES;
   }
 
   static long bucket(long seg, int index) {
     return seg + SEG_BUCKETS + index * BUCKET_BYTES;
   }
 
-  static int bucketIndex(long h) {
-    return (int) (h >>> 8) & (NORMAL_BUCKETS - 1);
+  /** The target bucket of hash {@code h} in this table's segments. */
+  int bucketIndex(long h) {
+    return bucketIndex(h, mask);
+  }
+
+  /** The target bucket of hash {@code h} in segments of {@code mask + 1} normal buckets. */
+  static int bucketIndex(long h, int mask) {
+    return (int) (h >>> 8) & mask;
   }
 
   static int fingerprintOf(long h) {
@@ -176,7 +189,7 @@ final class DashSegment {
       if (i >= stash) {
         break;
       }
-      long sb = bucket(seg, NORMAL_BUCKETS + i);
+      long sb = bucket(seg, normal + i);
       slot = DashBucket.findRecord(m, sb, bitmapAcquire(m, sb), h, fp, key);
       if (slot != -1) {
         return slot < 0 ? slot : sb | slot;
@@ -192,7 +205,7 @@ final class DashSegment {
       if (i >= stash) {
         break;
       }
-      long sb = bucket(seg, NORMAL_BUCKETS + i);
+      long sb = bucket(seg, normal + i);
       int slot = find(m, sb, bitmapAcquire(m, sb), key, fp);
       if (slot >= 0) {
         return sb | slot;
@@ -233,7 +246,7 @@ final class DashSegment {
   int insertSegmentLocked(MemorySegment m, long seg, long key, long value) {
     long h = hashOf(key, value);
     int y = bucketIndex(h);
-    return insert(m, seg, y, bucket(seg, y), bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1)), key, value, fingerprintOf(h), true, null);
+    return insert(m, seg, y, bucket(seg, y), bucket(seg, (y + 1) & mask), key, value, fingerprintOf(h), true, null);
   }
 
   /** {@code r}: null for a pair that needs no ownership change, else the record being linked. */
@@ -277,7 +290,7 @@ final class DashSegment {
   private int insertSlow(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
     // displacement (Dash §4.3, Alg. 1 lines 23-26): move a record of b2 whose target is b2 to
     // its probing bucket y + 2, or a record of b1 whose target is y - 1 back to y - 1
-    long b3 = bucket(seg, (y + 2) & (NORMAL_BUCKETS - 1));
+    long b3 = bucket(seg, (y + 2) & mask);
     if (all || VersionLock.tryLock(m, b3 + LOCK)) {
       try {
         int bm2 = bitmap(m, b2);
@@ -294,7 +307,7 @@ final class DashSegment {
         }
       }
     }
-    long b0 = bucket(seg, (y - 1) & (NORMAL_BUCKETS - 1));
+    long b0 = bucket(seg, (y - 1) & mask);
     if (all || VersionLock.tryLock(m, b0 + LOCK)) {
       try {
         int bm1 = bitmap(m, b1);
@@ -347,7 +360,7 @@ final class DashSegment {
    */
   private int stashInsert(MemorySegment m, long seg, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
     for (int i = 0; i < stash; i++) {
-      long sb = bucket(seg, NORMAL_BUCKETS + i);
+      long sb = bucket(seg, normal + i);
       if (!all) {
         Damage.lock(m, sb + LOCK, "dash bucket lock");
       }
@@ -510,11 +523,11 @@ final class DashSegment {
    * flushes.
    */
   void rebuildOverflow(MemorySegment m, long seg) {
-    for (int y = 0; y < NORMAL_BUCKETS; y++) {
+    for (int y = 0; y < normal; y++) {
       clearOverflow(m, bucket(seg, y));
     }
     for (int i = 0; i < stash; i++) {
-      long sb = bucket(seg, NORMAL_BUCKETS + i);
+      long sb = bucket(seg, normal + i);
       int alloc = allocated(bitmap(m, sb));
       while (alloc != 0) {
         int s = Integer.numberOfTrailingZeros(alloc);
@@ -523,7 +536,7 @@ final class DashSegment {
         int y = bucketIndex(h);
         int fp = fingerprintOf(h);
         long b1 = bucket(seg, y);
-        long b2 = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
+        long b2 = bucket(seg, (y + 1) & mask);
         if (!addOverflow(m, b1, fp, i, 0) && !addOverflow(m, b2, fp, i, 1)) {
           incrementOverflowCount(m, b1);
         }
@@ -542,7 +555,7 @@ final class DashSegment {
    * @return false (no bitmap changed) if some record does not fit
    */
   boolean bulkInsert(MemorySegment m, long seg, long[] keys, long[] values, int n) {
-    int buckets = NORMAL_BUCKETS + stash;
+    int buckets = normal + stash;
     int[] bitmaps = new int[buckets];
     for (int i = 0; i < buckets; i++) {
       bitmaps[i] = bitmap(m, bucket(seg, i));
@@ -550,7 +563,7 @@ final class DashSegment {
     for (int r = 0; r < n; r++) {
       long h = hashOf(keys[r], values[r]);
       int y = bucketIndex(h);
-      int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
+      int y2 = (y + 1) & mask;
       int target;
       boolean probing = false;
       if (count(bitmaps[y]) < SLOTS || count(bitmaps[y2]) < SLOTS) {
@@ -558,7 +571,7 @@ final class DashSegment {
         target = probing ? y2 : y;
       } else {
         target = -1;
-        for (int i = NORMAL_BUCKETS; i < buckets; i++) {
+        for (int i = normal; i < buckets; i++) {
           if (count(bitmaps[i]) < SLOTS) {
             target = i;
             break;
@@ -592,7 +605,7 @@ final class DashSegment {
    * metadata and persists.
    */
   void dropUncovered(MemorySegment m, long seg, long shape) {
-    for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
+    for (int i = 0; i < normal + stash; i++) {
       long b = bucket(seg, i);
       int bm = bitmap(m, b);
       int keep = 0;
@@ -610,21 +623,21 @@ final class DashSegment {
 
   /** Flushes the metadata line of every bucket of a segment (no drain). */
   void flushAllMeta(long seg) {
-    for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
+    for (int i = 0; i < normal + stash; i++) {
       flushMeta(persistence, bucket(seg, i));
     }
   }
 
   /** Locks every bucket of a segment, in index order (SMOs, Dash §4.4). */
   void lockAll(MemorySegment m, long seg) {
-    for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
+    for (int i = 0; i < normal + stash; i++) {
       Damage.lock(m, bucket(seg, i) + LOCK, "dash bucket lock");
     }
   }
 
   /** Unlocks every bucket of a segment. */
   void unlockAll(MemorySegment m, long seg) {
-    for (int i = NORMAL_BUCKETS + stash - 1; i >= 0; i--) {
+    for (int i = normal + stash - 1; i >= 0; i--) {
       VersionLock.unlock(m, bucket(seg, i) + LOCK);
     }
   }
@@ -632,7 +645,7 @@ final class DashSegment {
   /** @return the records in the segment (sum of bucket counts) */
   long records(MemorySegment m, long seg) {
     long n = 0;
-    for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
+    for (int i = 0; i < normal + stash; i++) {
       n += DashBucket.count(bitmapAcquire(m, bucket(seg, i)));
     }
     return n;

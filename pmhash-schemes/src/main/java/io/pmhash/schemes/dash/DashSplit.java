@@ -112,7 +112,7 @@ final class DashSplit {
     Reservation r = pool.allocator().reserve(segs.bytes);
     MemorySegment m = pool.memory();
     long n = r.offset();
-    int buckets = NORMAL_BUCKETS + segs.stash;
+    int buckets = segs.normal + segs.stash;
     MemorySegment.copy(m, seg + SEG_BUCKETS, m, n + SEG_BUCKETS, buckets * BUCKET_BYTES);
     m.asSlice(n, SEG_BUCKETS).fill((byte) 0);
     LONG.set(m, n + SEG_SHAPE, shape(d + 1, NEW, 2 * pattern + 1));
@@ -186,7 +186,7 @@ final class DashSplit {
 
   /** For tests: whether every lock of a segment is free. */
   boolean allUnlocked(MemorySegment m, long seg) {
-    for (int i = 0; i < NORMAL_BUCKETS + segs.stash; i++) {
+    for (int i = 0; i < segs.normal + segs.stash; i++) {
       if (VersionLock.isLocked(m, bucket(seg, i) + LOCK)) {
         return false;
       }

@@ -30,6 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * completed write lost, no deleted key back, the in-flight operation all or nothing, no
  * duplicates, size equal to a scan, no leaked block (owned blocks are exactly the table header,
  * the directory and the segments of the side-link chain), and the table keeps working.
+ *
+ * <p>At the default segment (64 normal buckets); {@link DashCrashSmallSegmentTest} and {@link
+ * DashCrashLargeSegmentTest} run every case again at other segment sizes ({@link #normal()}).
  */
 class DashCrashTest {
   @TempDir Path dir;
@@ -64,9 +67,19 @@ class DashCrashTest {
     }
   }
 
-  static PoolOptions options(int stash) {
-    return PoolOptions.defaults().withScheme("dash-eh", 1, stash)
+  /** Normal buckets per segment of the tables under test; subclasses run the cases at other sizes. */
+  int normal() {
+    return NORMAL_BUCKETS;
+  }
+
+  PoolOptions options(int stash) {
+    return PoolOptions.defaults().withScheme("dash-eh", 1, stash, normal())
         .withGeometry(2, 4096, 64 << 10).withInitialSize(1 << 20);
+  }
+
+  /** The test's name with the segment size when it is not the default. */
+  private String named(String name) {
+    return normal() == NORMAL_BUCKETS ? name : name + "@" + normal();
   }
 
   /** Totals over the tests of this class, printed for the closing report. */
@@ -97,7 +110,7 @@ class DashCrashTest {
         .eachLineCap(wide ? 512 : 24)
         .crashDuringRecovery(recoveryCrashes)
         .setup(pool -> {
-          DashEhTable t = DashEhTable.create(pool, 2, capacity);
+          DashEhTable t = DashEhTable.create(pool, normal(), 2, capacity);
           for (Op o : setup) {
             o.apply(t);
           }
@@ -119,17 +132,18 @@ class DashCrashTest {
           }
         },
         (pool, point) -> verify(pool, point, states, work));
-    System.out.println("DashCrashTest " + name + ": " + r.summary());
+    System.out.println("DashCrashTest " + named(name) + ": " + r.summary());
     synchronized (TOTALS) {
-      TOTALS.put(name, new long[] {r.crashPoints(), r.recoveryCrashPoints(), r.imagesChecked()});
+      TOTALS.put(named(name), new long[] {r.crashPoints(), r.recoveryCrashPoints(), r.imagesChecked()});
     }
     return r;
   }
 
-  private static void verify(Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work) {
+  private void verify(Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work) {
     String at = point.describe();
     long drains = pool.persistence().stats().drains();
     DashEhTable t = DashEhTable.open(pool);
+    assertEquals(normal(), t.normal, at + ": normal buckets per segment read from the table header");
     // instant recovery (§4.8): open persists the global version and touches no segment
     assertEquals(1, pool.persistence().stats().drains() - drains, at + ": drains at open");
     assertEquals(0, t.recoveredSegments.get(), at + ": segments recovered at open");
@@ -203,11 +217,13 @@ class DashCrashTest {
 
   // ------------------------------------------------------------------ key helpers
 
-  private static long[] keysFor(int y, int n, long start) {
+  /** {@code n} keys from {@code start} up whose target bucket is {@code y} (mod the segment's normal buckets). */
+  private long[] keysFor(int y, int n, long start) {
     long[] out = new long[n];
     int i = 0;
+    int mask = normal() - 1;
     for (long k = start; i < n; k++) {
-      if (DashSegment.bucketIndex(Hashing.hash(k)) == y) {
+      if (DashSegment.bucketIndex(Hashing.hash(k), mask) == (y & mask)) {
         out[i++] = k;
       }
     }
@@ -215,8 +231,8 @@ class DashCrashTest {
   }
 
   /** Index of the first key of the seeded sequence whose insert makes split number {@code nth} (1-based) happen, with or without doubling. */
-  private static int splitIndex(long seed, long capacity, int nth, boolean doubling) {
-    try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), 2, capacity)) {
+  private int splitIndex(long seed, long capacity, int nth, boolean doubling) {
+    try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), normal(), 2, capacity)) {
       SplittableRandom r = new SplittableRandom(seed);
       int found = 0;
       assertEquals(0, t.merges.get());
@@ -297,8 +313,8 @@ class DashCrashTest {
   }
 
   /** The removes of the first {@code n} keys that make merge number 1 happen, after growth to the first split. */
-  private static int[] mergeIndexes(long seed) {
-    try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), 2, 0)) {
+  private int[] mergeIndexes(long seed) {
+    try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), normal(), 2, 0)) {
       SplittableRandom r = new SplittableRandom(seed);
       List<Long> keys = new ArrayList<>();
       int at = 0;

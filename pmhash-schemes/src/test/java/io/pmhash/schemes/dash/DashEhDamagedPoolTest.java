@@ -117,12 +117,12 @@ class DashEhDamagedPoolTest {
     try (DashEhTable open = (DashEhTable) PmHash.open(t.file(), reopen())) {
       long h = Hashing.hash(key(7));
       long seg = open.locate(open.pool.memory(), h);
-      lock = DashSegment.bucket(seg, DashSegment.bucketIndex(h)) + DashLayout.LOCK;
+      lock = DashSegment.bucket(seg, DashSegment.bucketIndex(h, DashLayout.NORMAL_BUCKETS - 1)) + DashLayout.LOCK;
     }
     poke32(t.file(), lock, 0x8000_0005); // locked, version 5: no thread will ever unlock it
-    int y = DashSegment.bucketIndex(Hashing.hash(key(7)));
+    int y = DashSegment.bucketIndex(Hashing.hash(key(7)), DashLayout.NORMAL_BUCKETS - 1);
     int other = 8;
-    while (((DashSegment.bucketIndex(Hashing.hash(key(other))) - y + 1) & 63) <= 2) { // not y - 1, y, y + 1
+    while (((DashSegment.bucketIndex(Hashing.hash(key(other)), DashLayout.NORMAL_BUCKETS - 1) - y + 1) & 63) <= 2) { // not y - 1, y, y + 1
       other++;
     }
     try (LongHashTable open = PmHash.open(t.file(), reopen())) {

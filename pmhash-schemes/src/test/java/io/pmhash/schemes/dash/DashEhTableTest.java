@@ -185,6 +185,58 @@ class DashEhTableTest {
     assertThrows(IllegalArgumentException.class,
         () -> PmHash.createVolatile(TableOptions.scheme("dash-eh").withParam("stashBuckets", 1)));
     assertThrows(IllegalArgumentException.class,
-        () -> PmHash.createVolatile(TableOptions.scheme("dash-eh").withParam("segmentBytes", 1)));
+        () -> PmHash.createVolatile(TableOptions.scheme("dash-eh").withParam("segmentBytes", 1)));    for (long n : new long[] {0, 2, 3, 48, 1024}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> PmHash.createVolatile(TableOptions.scheme("dash-eh").withParam("normalBuckets", n)));
+      assertTrue(e.getMessage().contains("normalBuckets"), e.getMessage());
+    }
+  }
+
+  @Test
+  void normalBucketsIsRecordedAndAWrongValueIsRefusedAtReopen() throws Exception {
+    Path file = dir.resolve("n16.pool");
+    Map<Long, Long> model = new HashMap<>();
+    TableOptions opts = TableOptions.scheme("dash-eh").withParam("normalBuckets", 16)
+        .withPoolOptions(PoolOptions.defaults().withDurability(Durability.PROCESS).withInitialSize(4 << 20));
+    try (LongHashTable t = PmHash.create(file, opts)) {
+      randomOps(t, model, 0x16L, 5_000, 3_000);
+      assertEquals(16L, t.stats().details().get("normalBuckets"));
+      long segments = t.stats().details().get("segments");
+      // 16 normal and 2 stash buckets hold at most 252 records: more segments than a default table would need
+      assertTrue(segments * 18 * 14 >= model.size() && segments > model.size() / (66 * 14), segments + " segments for " + model.size());
+    }
+    byte[] before = java.nio.file.Files.readAllBytes(file);
+    for (TableOptions wrong : new TableOptions[] {
+        TableOptions.scheme("dash-eh").withParam("normalBuckets", 64),
+        TableOptions.scheme("dash-eh").withParam("normalBuckets", 16).withParam("stashBuckets", 4)}) {
+      io.pmhash.core.SchemeMismatchException e =
+          assertThrows(io.pmhash.core.SchemeMismatchException.class, () -> PmHash.open(file, wrong));
+      assertTrue(e.getMessage().contains("asked for"), e.getMessage());
+      assertTrue(java.util.Arrays.equals(before, java.nio.file.Files.readAllBytes(file)), "a refused open writes nothing");
+    }
+    try (LongHashTable t = PmHash.open(file, TableOptions.scheme("dash-eh").withParam("normalBuckets", 16))) {
+      checkAgainst(t, model);
+    }
+    try (LongHashTable t = PmHash.open(file, TableOptions.any())) {
+      assertEquals(16L, t.stats().details().get("normalBuckets"));
+      checkAgainst(t, model);
+    }
+  }
+
+  @Test
+  void aTableHeaderWithoutANormalBucketCountOpensAs64() {
+    // Pools made before the count was recorded: pool header parameter 1 absent, table header bytes 36..39 zero.
+    io.pmhash.core.Pool pool = io.pmhash.core.Pool.createVolatile(PoolOptions.defaults().withScheme("dash-eh", 1, 2));
+    DashEhTable t = DashEhTable.create(pool, 2, 0);
+    for (long k = 1; k <= 2_000; k++) {
+      t.put(k, -k);
+    }
+    DashLayout.INT.set(pool.memory(), t.header + DashLayout.HDR_NORMAL, 0);
+    DashEhTable old = DashEhTable.open(pool);
+    assertEquals(DashLayout.NORMAL_BUCKETS, old.normal);
+    for (long k = 1; k <= 2_000; k++) {
+      assertEquals(-k, old.get(k, 0));
+    }
+    old.close();
   }
 }

@@ -60,6 +60,12 @@ class DashLayoutTest {
     assertEquals(16, HDR_DIRECTORY);
     assertEquals(24, HDR_GLOBAL_VERSION);
     assertEquals(32, HDR_KEY_MODE); // pointer mode (§4.5): 0 inline, 1 pointer
+    assertEquals(36, HDR_NORMAL); // normal buckets per segment (Fig. 11); 0 in older pools means 64
+    assertEquals(4, MIN_NORMAL_BUCKETS);   // 1 KB of normal buckets, Fig. 11's smallest segment
+    assertEquals(512, MAX_NORMAL_BUCKETS); // 128 KB, Fig. 11's largest
+    assertEquals(segmentBytes(2), segmentBytes(NORMAL_BUCKETS, 2));
+    assertEquals(64 + 6 * 256, segmentBytes(4, 2));
+    assertEquals(64 + 516 * 256, segmentBytes(512, 4));
     assertEquals(0, KEY_MODE_INLINE);
     assertEquals(1, KEY_MODE_POINTER);
   }

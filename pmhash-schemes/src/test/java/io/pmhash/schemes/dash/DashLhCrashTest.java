@@ -303,7 +303,7 @@ class DashLhCrashTest {
     int i = 0;
     for (long k = start; i < n; k++) {
       long h = Hashing.hash(k);
-      if (DashSegment.bucketIndex(h) == y && ((h >>> SEGMENT_HASH_SHIFT) & 1) == s) {
+      if (DashSegment.bucketIndex(h, DashLayout.NORMAL_BUCKETS - 1) == y && ((h >>> SEGMENT_HASH_SHIFT) & 1) == s) {
         out[i++] = k;
       }
     }

@@ -86,7 +86,7 @@ class DashPointerCrashTest {
   }
 
   static DashPointerTable create(Pool pool) {
-    return new DashPointerTable(DashEhTable.create(pool, 2, 0, true));
+    return new DashPointerTable(DashEhTable.create(pool, NORMAL_BUCKETS, 2, 0, true));
   }
 
   private CrashHarness.Report crash(String name, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
@@ -240,7 +240,7 @@ class DashPointerCrashTest {
     List<String> keys = new ArrayList<>();
     for (int i = 0; keys.size() < 34; i++) {
       String k = "stash-" + i;
-      if (DashSegment.bucketIndex(Hashing.hash(bytes(k))) == 20) {
+      if (DashSegment.bucketIndex(Hashing.hash(bytes(k)), DashLayout.NORMAL_BUCKETS - 1) == 20) {
         keys.add(k);
       }
     }

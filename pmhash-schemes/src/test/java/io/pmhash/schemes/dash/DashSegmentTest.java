@@ -47,7 +47,7 @@ class DashSegmentTest {
     int i = 0;
     while (i < n) {
       long k = nextKey++;
-      if (DashSegment.bucketIndex(Hashing.hash(k)) == y) {
+      if (DashSegment.bucketIndex(Hashing.hash(k), DashLayout.NORMAL_BUCKETS - 1) == y) {
         out[i++] = k;
       }
     }
@@ -65,7 +65,7 @@ class DashSegmentTest {
   /** @return the bucket index holding the key (64.. for stash buckets), or -1 */
   private int where(long key) {
     long h = Hashing.hash(key);
-    int y = DashSegment.bucketIndex(h);
+    int y = DashSegment.bucketIndex(h, DashLayout.NORMAL_BUCKETS - 1);
     long loc = t.segments.findLocked(m(), seg, DashSegment.bucket(seg, y), DashSegment.bucket(seg, (y + 1) & 63), key, DashSegment.fingerprintOf(h));
     return loc < 0 ? -1 : (int) (((loc & ~63L) - seg - SEG_BUCKETS) / BUCKET_BYTES);
   }
@@ -81,7 +81,7 @@ class DashSegmentTest {
     SplittableRandom r = new SplittableRandom(42);
     for (int i = 0; i < 600; i++) {
       long k = r.nextLong();
-      int y = DashSegment.bucketIndex(Hashing.hash(k));
+      int y = DashSegment.bucketIndex(Hashing.hash(k), DashLayout.NORMAL_BUCKETS - 1);
       int c1 = count(y);
       int c2 = count((y + 1) & 63);
       if (c1 == SLOTS && c2 == SLOTS) {

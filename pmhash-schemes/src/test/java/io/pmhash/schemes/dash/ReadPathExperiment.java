@@ -242,7 +242,7 @@ public final class ReadPathExperiment {
     long base = 0;
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = bucketIndex(h, NORMAL_BUCKETS - 1);
     for (;;) {
       long dir = base + (long) LONG.getAcquire(m, base + header + HDR_DIRECTORY);
       int g = (int) INT.get(m, dir + DIR_DEPTH);
@@ -285,7 +285,7 @@ public final class ReadPathExperiment {
     MemorySegment m = EVERYTHING;
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = bucketIndex(h, NORMAL_BUCKETS - 1);
     for (;;) {
       long dir = base + (long) LONG.getAcquire(m, base + header + HDR_DIRECTORY);
       int g = (int) INT.get(m, dir + DIR_DEPTH);
@@ -323,7 +323,7 @@ public final class ReadPathExperiment {
   private static long located(DashEhTable table, long key) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = bucketIndex(h, NORMAL_BUCKETS - 1);
     EpochReclaimer e = epochs;
     e.enter();
     try {
@@ -371,7 +371,7 @@ public final class ReadPathExperiment {
   private static long locatedNoStash(DashEhTable table, long key) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = bucketIndex(h, NORMAL_BUCKETS - 1);
     EpochReclaimer e = epochs;
     e.enter();
     try {
@@ -417,7 +417,7 @@ public final class ReadPathExperiment {
   private static long bare(MemorySegment m, long key) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
-    int y = bucketIndex(h);
+    int y = bucketIndex(h, NORMAL_BUCKETS - 1);
     long dir = (long) LONG.get(m, header + HDR_DIRECTORY);
     int g = (int) INT.get(m, dir + DIR_DEPTH);
     long seg = (long) LONG.get(m, dir + DIR_ENTRIES + 8 * prefix(h, g));
@@ -437,7 +437,7 @@ public final class ReadPathExperiment {
     try {
       long h = Hashing.hash(key);
       int fp = fingerprintOf(h);
-      int y = bucketIndex(h);
+      int y = bucketIndex(h, NORMAL_BUCKETS - 1);
       for (;;) {
         long dir = base + (long) UNSAFE_LONG_VOLATILE.invokeExact(base + header + HDR_DIRECTORY);
         int g = (int) UNSAFE_INT.invokeExact(dir + DIR_DEPTH);

@@ -52,7 +52,7 @@ final class DashRaceTable {
 
   /** The target bucket of a key. */
   static int target(long key) {
-    return DashSegment.bucketIndex(Hashing.hash(key));
+    return DashSegment.bucketIndex(Hashing.hash(key), DashLayout.NORMAL_BUCKETS - 1);
   }
 
   /** The {@code n}-th key (from 1 up) whose target bucket is {@code y}. */
@@ -73,7 +73,7 @@ final class DashRaceTable {
   long getUnvalidated(long key, long absent) {
     long h = Hashing.hash(key);
     int fp = DashSegment.fingerprintOf(h);
-    int y = DashSegment.bucketIndex(h);
+    int y = table.segments.bucketIndex(h);
     MemorySegment m = pool.memory();
     long b1 = DashSegment.bucket(seg, y);
     long b2 = DashSegment.bucket(seg, (y + 1) & (DashLayout.NORMAL_BUCKETS - 1));
