@@ -99,6 +99,10 @@ public final class Pool implements AutoCloseable {
   private final UndoLog undoLog;
   private final EpochReclaimer epochs;
   private final PoolBackend.Region host;
+  /** Where the header is: 0, except in a hosted region, where the pool is one extent of the backend's mapping. */
+  private final long origin;
+  /** A hosted pool's fixed end (its recorded size); unused (0) for FFM and volatile pools, whose end is the mapping's. */
+  private final long hostedEnd;
 
   private volatile MemorySegment memory;
   private volatile boolean closed;
@@ -112,7 +116,7 @@ public final class Pool implements AutoCloseable {
   private Pool(
       Path path, FileChannel channel, FileLock lock, Arena arena, Durability durability,
       Persistence persistence, MemorySegment memory, boolean lastShutdownClean, long maxSize,
-      long anonymousBase, long anonymousReservation, PoolBackend.Region host) {
+      long anonymousBase, long anonymousReservation, PoolBackend.Region host, long origin, long hostedEnd) {
     this.path = path;
     this.channel = channel;
     this.lock = lock;
@@ -125,19 +129,22 @@ public final class Pool implements AutoCloseable {
     this.anonymousBase = anonymousBase;
     this.anonymousReservation = anonymousReservation;
     this.host = host;
-    this.heapOffset = u64(memory, HEAP_OFFSET_OFFSET);
-    this.chunkSize = u64(memory, CHUNK_SIZE_OFFSET);
-    this.lanesOffset = u64(memory, LANES_OFFSET_OFFSET);
-    this.laneCount = u32(memory, LANE_COUNT_OFFSET);
-    this.laneSize = u32(memory, LANE_SIZE_OFFSET);
-    this.scheme = schemeName(memory);
-    this.schemeVersion = u32(memory, SCHEME_VERSION_OFFSET);
-    int n = u32(memory, SCHEME_PARAM_COUNT_OFFSET);
+    this.origin = origin;
+    this.hostedEnd = hostedEnd;
+    MemorySegment header = memory.asSlice(origin, HEADER_SIZE);
+    this.heapOffset = u64(header, HEAP_OFFSET_OFFSET);
+    this.chunkSize = u64(header, CHUNK_SIZE_OFFSET);
+    this.lanesOffset = u64(header, LANES_OFFSET_OFFSET);
+    this.laneCount = u32(header, LANE_COUNT_OFFSET);
+    this.laneSize = u32(header, LANE_SIZE_OFFSET);
+    this.scheme = schemeName(header);
+    this.schemeVersion = u32(header, SCHEME_VERSION_OFFSET);
+    int n = u32(header, SCHEME_PARAM_COUNT_OFFSET);
     this.schemeParams = new long[n];
     for (int i = 0; i < n; i++) {
-      schemeParams[i] = u64(memory, SCHEME_PARAMS_OFFSET + 8L * i);
+      schemeParams[i] = u64(header, SCHEME_PARAMS_OFFSET + 8L * i);
     }
-    this.poolId = u64(memory, POOL_ID_OFFSET);
+    this.poolId = u64(header, POOL_ID_OFFSET);
     persistence.mapped(memory);
     // Pool is final and these constructors only record the reference.
     this.lanes = new Lanes(this);
@@ -171,7 +178,7 @@ public final class Pool implements AutoCloseable {
           "a VOLATILE pool has no file: use Pool.createVolatile(options)");
     }
     requireScheme(options);
-    Geometry g = Geometry.of(options);
+    Geometry g = Geometry.of(options, 0);
     if (PoolOptions.BACKEND_LLPL.equals(options.backend())) {
       return createHosted(path, options, g);
     }
@@ -185,7 +192,7 @@ public final class Pool implements AutoCloseable {
       FileLock lock = lockOrThrow(channel, path);
       zeroFill(channel, 0, g.size);
       MemorySegment header = MemorySegment.ofArray(new byte[HEADER_SIZE]);
-      writeHeader(header, options, g, BACKEND_FFM_FILE);
+      writeHeader(header, options, g, BACKEND_FFM_FILE, 0);
       setU64(header, FILE_SIZE_OFFSET, g.size);
       writeFully(channel, header.asByteBuffer(), 0);
       channel.force(true);
@@ -212,7 +219,7 @@ public final class Pool implements AutoCloseable {
   @SuppressWarnings("restricted") // views of our own mmap reservation, released with the arena
   public static Pool createVolatile(PoolOptions options) {
     requireScheme(options);
-    Geometry g = Geometry.of(options);
+    Geometry g = Geometry.of(options, 0);
     Arena arena = Arena.ofShared();
     long reservation = 0;
     long base = 0;
@@ -228,13 +235,13 @@ public final class Pool implements AutoCloseable {
       whole = arena.allocate(g.size, 4096);
     }
     MemorySegment memory = whole.asSlice(0, g.size);
-    writeHeader(memory, options, g, BACKEND_VOLATILE);
+    writeHeader(memory, options, g, BACKEND_VOLATILE, 0);
     setU64(memory, FILE_SIZE_OFFSET, g.size);
     Persistence p = options.persistenceFactory() != null
         ? options.persistenceFactory().get()
         : new OrderingPersistence("none (VOLATILE: anonymous memory)");
     long max = reservation != 0 ? reservation : g.size;
-    Pool pool = new Pool(null, null, null, arena, Durability.VOLATILE, p, memory, true, max, base, reservation, null);
+    Pool pool = new Pool(null, null, null, arena, Durability.VOLATILE, p, memory, true, max, base, reservation, null, 0, 0);
     LOG.log(System.Logger.Level.INFO, "pmhash pool (anonymous) created: VOLATILE, " + g.size + " bytes");
     return pool;
   }
@@ -246,7 +253,8 @@ public final class Pool implements AutoCloseable {
     }
   }
 
-  private static void writeHeader(MemorySegment h, PoolOptions o, Geometry g, int backend) {
+  /** Writes a new header into {@code h}; {@code origin} is the header's own pool offset (the lanes follow it). */
+  private static void writeHeader(MemorySegment h, PoolOptions o, Geometry g, int backend, long origin) {
     setU64(h, MAGIC_OFFSET, MAGIC);
     setU32(h, FORMAT_VERSION_OFFSET, FORMAT_VERSION);
     setU32(h, HEADER_SIZE_OFFSET, HEADER_SIZE);
@@ -266,7 +274,7 @@ public final class Pool implements AutoCloseable {
     }
     setU32(h, LANE_COUNT_OFFSET, o.laneCount());
     setU32(h, LANE_SIZE_OFFSET, o.laneSize());
-    setU64(h, LANES_OFFSET_OFFSET, HEADER_SIZE);
+    setU64(h, LANES_OFFSET_OFFSET, origin + HEADER_SIZE);
     setU64(h, HEAP_OFFSET_OFFSET, g.heap);
     setU64(h, CHUNK_SIZE_OFFSET, g.chunk);
     setU32(h, CRC_OFFSET, checksum(h));
@@ -274,17 +282,22 @@ public final class Pool implements AutoCloseable {
     setU64(h, RECOVERY_EPOCH_OFFSET, 1);
   }
 
-  /** Where the heap starts and how big a new pool is. */
+  /**
+   * Where the heap starts and where a new pool ends, for a header at pool offset {@code origin}
+   * (0 but in a hosted region): the heap starts at the first chunk boundary after the lanes, and
+   * the pool ends {@code initialSize} past the header, at least one chunk past the heap, in whole
+   * chunks.
+   */
   private record Geometry(long heap, long chunk, long size) {
-    static Geometry of(PoolOptions o) {
+    static Geometry of(PoolOptions o, long origin) {
       long chunk = o.chunkSize();
-      long lanesEnd = HEADER_SIZE + (long) o.laneCount() * o.laneSize();
+      long lanesEnd = origin + HEADER_SIZE + (long) o.laneCount() * o.laneSize();
       long heap = (lanesEnd + chunk - 1) & -chunk;
-      long size = Math.max(o.initialSize(), heap + chunk);
+      long size = Math.max(origin + o.initialSize(), heap + chunk);
       size = (size + chunk - 1) & -chunk;
-      if (size > o.maxSize()) {
+      if (size - origin > o.maxSize()) {
         throw new IllegalArgumentException(
-            "the pool needs at least " + size + " bytes (header, " + o.laneCount()
+            "the pool needs at least " + (size - origin) + " bytes (header, " + o.laneCount()
                 + " lanes and one chunk, rounded to chunks) but maxSize is " + o.maxSize());
       }
       return new Geometry(heap, chunk, size);
@@ -343,7 +356,7 @@ public final class Pool implements AutoCloseable {
       }
       requireBackend(options, PoolOptions.BACKEND_FFM, path);
       MemorySegment header = readHeader(channel, path, actual);
-      long expected = validateHeader(header, path, actual, BACKEND_FFM_FILE);
+      long expected = validateHeader(header, path, actual, BACKEND_FFM_FILE, 0);
       checkScheme(header, path, options);
       boolean clean = u64(header, CLEAN_SHUTDOWN_OFFSET) == 1;
       // The file may be longer than the header says if a growth was interrupted after the
@@ -377,13 +390,13 @@ public final class Pool implements AutoCloseable {
       if (firstWord(channel, actual) == PMDK_OBJ_SIGNATURE) {
         try (PoolBackend.Region region = backend(PoolOptions.BACKEND_LLPL, path).open(path);
             Arena arena = Arena.ofConfined()) {
-          actual = region.size();
+          actual = region.poolEnd();
           header = hostedHeader(region, arena, path);
-          expected = validateHeader(header, path, actual, BACKEND_LLPL);
+          expected = validateHeader(header, path, actual, BACKEND_LLPL, region.poolOffset());
         }
       } else {
         header = readHeader(channel, path, actual);
-        expected = validateHeader(header, path, actual, BACKEND_FFM_FILE);
+        expected = validateHeader(header, path, actual, BACKEND_FFM_FILE, 0);
       }
       int n = u32(header, SCHEME_PARAM_COUNT_OFFSET);
       long[] params = new long[n];
@@ -444,9 +457,11 @@ public final class Pool implements AutoCloseable {
   }
 
   /**
-   * Validates every header field. Returns the expected file size.
+   * Validates every header field of a header found at pool offset {@code origin} (0 but in a
+   * hosted region), whose pool may extend to {@code actual}. Returns the recorded size (the
+   * offset where the pool ends).
    */
-  private static long validateHeader(MemorySegment h, Path path, long actual, int expectedBackend) throws PoolException {
+  private static long validateHeader(MemorySegment h, Path path, long actual, int expectedBackend, long origin) throws PoolException {
     int stored = u32(h, CRC_OFFSET);
     int computed = checksum(h);
     if (stored != computed) {
@@ -475,11 +490,16 @@ public final class Pool implements AutoCloseable {
     int laneSize = u32(h, LANE_SIZE_OFFSET);
     check(lanes >= 1 && lanes <= 1024, path, "lane count " + lanes + " is not 1..1024");
     check(laneSize >= 512 && laneSize <= (1 << 20) && laneSize % 64 == 0, path, "lane size " + laneSize + " is not a multiple of 64 from 512 to 1 MiB");
-    check(u64(h, LANES_OFFSET_OFFSET) == HEADER_SIZE, path, "lanes offset " + u64(h, LANES_OFFSET_OFFSET) + " is not " + HEADER_SIZE);
+    long lanesAt = u64(h, LANES_OFFSET_OFFSET);
+    check(lanesAt == origin + HEADER_SIZE, path, "lanes offset " + lanesAt + " is not " + (origin + HEADER_SIZE)
+        + (backend == BACKEND_LLPL && origin != 0 && lanesAt == HEADER_SIZE
+            ? " (offsets relative to the pool block: an llpl pool made by a pmhash before offsets became offsets in the"
+                + " whole PMDK pool; this version cannot read it: recreate the pool and load the data again)"
+            : ""));
     long chunk = u64(h, CHUNK_SIZE_OFFSET);
     check(chunk >= (64 << 10) && chunk <= (64L << 20) && Long.bitCount(chunk) == 1, path, "chunk size " + chunk + " is not a power of two from 64 KiB to 64 MiB");
     long heap = u64(h, HEAP_OFFSET_OFFSET);
-    long lanesEnd = HEADER_SIZE + (long) lanes * laneSize;
+    long lanesEnd = origin + HEADER_SIZE + (long) lanes * laneSize;
     check(heap == ((lanesEnd + chunk - 1) & -chunk), path, "heap offset " + heap + " does not follow the lanes");
     for (long i = RESERVED_IMMUTABLE_OFFSET; i < CRC_OFFSET; i++) {
       check(h.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) == 0, path, "reserved byte " + i + " is not zero");
@@ -553,7 +573,7 @@ public final class Pool implements AutoCloseable {
         mode = asked;
         persistence = persistenceFor(mode);
       }
-      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0, null);
+      Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0, null, 0, 0);
       pool.openLogLevel = openLogLevel(options);
       LOG.log(pool.openLogLevel, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
@@ -584,12 +604,13 @@ public final class Pool implements AutoCloseable {
 
   private void markOpen(boolean clean) {
     MemorySegment m = memory;
-    wordsBeforeOpen = new long[] {u64(m, FILE_SIZE_OFFSET), u64(m, CLEAN_SHUTDOWN_OFFSET), u64(m, RECOVERY_EPOCH_OFFSET)};
+    long o = origin;
+    wordsBeforeOpen = new long[] {u64(m, o + FILE_SIZE_OFFSET), u64(m, o + CLEAN_SHUTDOWN_OFFSET), u64(m, o + RECOVERY_EPOCH_OFFSET)};
     // PERSIST: cleared before anything else is written, so a crash from now on is visible.
-    setWordRelease(m, CLEAN_SHUTDOWN_OFFSET, 0);
-    setWordRelease(m, RECOVERY_EPOCH_OFFSET, u64(m, RECOVERY_EPOCH_OFFSET) + 1);
-    setWordRelease(m, FILE_SIZE_OFFSET, m.byteSize());
-    persistence.persist(FILE_SIZE_OFFSET, 24);
+    setWordRelease(m, o + CLEAN_SHUTDOWN_OFFSET, 0);
+    setWordRelease(m, o + RECOVERY_EPOCH_OFFSET, u64(m, o + RECOVERY_EPOCH_OFFSET) + 1);
+    setWordRelease(m, o + FILE_SIZE_OFFSET, size());
+    persistence.persist(o + FILE_SIZE_OFFSET, 24);
     LOG.log(openLogLevel, "pmhash pool " + path + ": last shutdown " + (clean ? "clean" : "NOT clean (recovery needed)") + ", recovery epoch " + recoveryEpoch());
   }
 
@@ -714,17 +735,26 @@ public final class Pool implements AutoCloseable {
     return MemorySegment.ofAddress(region.address()).reinterpret(size, arena, null);
   }
 
-  /** A checked copy of the header at the start of a hosted region. */
+  /** A checked copy of the header at the start of a hosted region's pool extent. */
   private static MemorySegment hostedHeader(PoolBackend.Region region, Arena arena, Path path) throws PoolException {
+    long at = region.poolOffset();
+    long extent = region.poolEnd() - at;
+    if (at < 0 || (at & 4095) != 0 || extent < 0 || region.poolEnd() > region.size()) {
+      throw new CorruptPoolException(path + ": the backend places the pool at [" + at + ", " + region.poolEnd()
+          + ") of a " + region.size() + "-byte region, not a page-aligned extent inside it: the file was damaged");
+    }
     MemorySegment whole = hostedMemory(region, region.size(), arena);
-    byte[] copy = new byte[(int) Math.min(region.size(), HEADER_SIZE)];
-    MemorySegment.copy(whole, 0, MemorySegment.ofArray(copy), 0, copy.length);
-    return checkedHeader(ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN), path, region.size());
+    byte[] copy = new byte[(int) Math.min(extent, HEADER_SIZE)];
+    MemorySegment.copy(whole, at, MemorySegment.ofArray(copy), 0, copy.length);
+    return checkedHeader(ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN), path, extent);
   }
 
   /**
    * Creates a pool hosted by the llpl backend: the backend creates the PMDK file with a zeroed
-   * region, then the header is written into the region and persisted, last, as a file pool's is.
+   * pool extent, then the header is written at the extent's start and persisted, last, as a file
+   * pool's is. The memory is the backend's whole region, so every offset of the pool is an offset
+   * in it; the extent gets one chunk more than {@code g} needs, so that the heap, which starts at
+   * a chunk boundary of the region, has at least {@code g}'s chunks.
    */
   private static Pool createHosted(Path path, PoolOptions options, Geometry g) throws IOException {
     Durability mode = hostedMode(options, path);
@@ -732,22 +762,29 @@ public final class Pool implements AutoCloseable {
       throw new FileAlreadyExistsException(path.toString(), null, Files.isDirectory(path)
           ? "a directory is there: give the path of the pool file to create inside it" : "a pool is created in a new file");
     }
-    PoolBackend.Region region = backend(PoolOptions.BACKEND_LLPL, path).create(path, g.size);
+    PoolBackend.Region region = backend(PoolOptions.BACKEND_LLPL, path).create(path, g.size + g.chunk);
     Arena arena = Arena.ofShared();
     FileChannel channel = null;
     boolean done = false;
     try {
       channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
       FileLock lock = lockOrThrow(channel, path);
-      long size = region.size() & -g.chunk;
-      MemorySegment memory = hostedMemory(region, size, arena);
-      writeHeader(memory, options, g, BACKEND_LLPL);
-      setU64(memory, FILE_SIZE_OFFSET, size);
+      long origin = region.poolOffset();
+      Geometry at = Geometry.of(options, origin);
+      long size = region.poolEnd() & -g.chunk;
+      if (size < at.size) {
+        throw new PoolException("the llpl backend gave " + path + " a pool extent [" + origin + ", " + region.poolEnd()
+            + ") too small for the " + (at.size - origin) + " bytes the pool needs: the backend is broken");
+      }
+      MemorySegment memory = hostedMemory(region, region.size(), arena);
+      MemorySegment header = memory.asSlice(origin, HEADER_SIZE);
+      writeHeader(header, options, at, BACKEND_LLPL, origin);
+      setU64(header, FILE_SIZE_OFFSET, size);
       Persistence p = hostedPersistence(options, mode);
-      Pool pool = new Pool(path, channel, lock, arena, mode, p, memory, true, size, 0, 0, region);
-      // PERSIST: the header is the last thing create writes (the region is zero): a create
+      Pool pool = new Pool(path, channel, lock, arena, mode, p, memory, true, size, 0, 0, region, origin, size);
+      // PERSIST: the header is the last thing create writes (the extent is zero): a create
       // interrupted before this point leaves a region whose header open refuses.
-      p.persist(0, HEADER_SIZE);
+      p.persist(origin, HEADER_SIZE);
       pool.openLogLevel = openLogLevel(options);
       LOG.log(pool.openLogLevel, "pmhash pool " + path + " created: backend llpl (" + region.describe() + "), durability " + mode + ", persistence " + p.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
@@ -776,12 +813,13 @@ public final class Pool implements AutoCloseable {
     boolean done = false;
     try {
       MemorySegment header = hostedHeader(region, arena, path);
-      validateHeader(header, path, region.size(), BACKEND_LLPL);
+      long origin = region.poolOffset();
+      validateHeader(header, path, region.poolEnd(), BACKEND_LLPL, origin);
       checkScheme(header, path, options);
       boolean clean = u64(header, CLEAN_SHUTDOWN_OFFSET) == 1;
-      long size = region.size() - region.size() % u64(header, CHUNK_SIZE_OFFSET);
+      long size = region.poolEnd() - region.poolEnd() % u64(header, CHUNK_SIZE_OFFSET);
       Persistence p = hostedPersistence(options, mode);
-      Pool pool = new Pool(path, channel, lock, arena, mode, p, hostedMemory(region, size, arena), clean, size, 0, 0, region);
+      Pool pool = new Pool(path, channel, lock, arena, mode, p, hostedMemory(region, region.size(), arena), clean, size, 0, 0, region, origin, size);
       pool.openLogLevel = openLogLevel(options);
       LOG.log(pool.openLogLevel, "pmhash pool " + path + " opened: backend llpl (" + region.describe() + "), durability " + mode + ", persistence " + p.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       pool.recoverAtOpen(clean);
@@ -831,7 +869,9 @@ public final class Pool implements AutoCloseable {
   /**
    * The current mapping: offset 0 is the pool base, and it covers every offset published before
    * this call. Read it after reading an offset you will dereference (or re-read it when an offset
-   * lies beyond {@code byteSize()}): growth publishes larger mappings.
+   * lies beyond {@code byteSize()}): growth publishes larger mappings. On the llpl backend it is
+   * PMDK's whole mapping, of which the pool's header, lanes and heap are one extent ({@link
+   * #headerOffset()} to {@link #size()}), so it may be larger than {@link #size()}.
    *
    * @return the mapping
    */
@@ -839,9 +879,23 @@ public final class Pool implements AutoCloseable {
     return memory;
   }
 
-  /** @return the mapped size in bytes */
+  /**
+   * The pool's end: the offset just past its heap, which the allocator does not pass. The mapped
+   * size for FFM and volatile pools; on the llpl backend the end of the pool's extent in PMDK's
+   * mapping ({@link #memory()} covers the rest of the mapping too).
+   *
+   * @return the end offset in bytes
+   */
   public long size() {
-    return memory.byteSize();
+    return host == null ? memory.byteSize() : hostedEnd;
+  }
+
+  /**
+   * @return the pool offset of the header: 0, except on the llpl backend, where it is the offset
+   *     of pmhash's pool extent in PMDK's mapping (see {@code docs/llpl.md})
+   */
+  public long headerOffset() {
+    return origin;
   }
 
   /** @return the persistence seam of this pool */
@@ -861,7 +915,7 @@ public final class Pool implements AutoCloseable {
 
   /** @return the recovery epoch: incremented at every open (Dash §4.8's global version) */
   public long recoveryEpoch() {
-    return wordAcquire(memory, RECOVERY_EPOCH_OFFSET);
+    return wordAcquire(memory, origin + RECOVERY_EPOCH_OFFSET);
   }
 
   /** @return the file, or null for a volatile pool */
@@ -927,7 +981,7 @@ public final class Pool implements AutoCloseable {
    */
   public long root(int index) {
     Objects.checkIndex(index, ROOT_COUNT);
-    return wordAcquire(memory, rootOffset(index));
+    return wordAcquire(memory, origin + rootOffset(index));
   }
 
   /**
@@ -941,8 +995,8 @@ public final class Pool implements AutoCloseable {
     if (offset != 0 && (offset < heapOffset || offset >= size() || (offset & 7) != 0)) {
       throw new IllegalArgumentException("root " + index + " = " + offset + " is not an aligned heap offset");
     }
-    setWordRelease(memory, rootOffset(index), offset);
-    persistence.persist(rootOffset(index), 8);
+    setWordRelease(memory, origin + rootOffset(index), offset);
+    persistence.persist(origin + rootOffset(index), 8);
   }
 
   /**
@@ -952,9 +1006,9 @@ public final class Pool implements AutoCloseable {
    * @param index 0 .. 7
    * @return its offset
    */
-  public static long allocatorWord(int index) {
+  public long allocatorWord(int index) {
     Objects.checkIndex(index, ALLOCATOR_WORD_COUNT);
-    return allocatorWordOffset(index);
+    return origin + allocatorWordOffset(index);
   }
 
   /**
@@ -964,9 +1018,9 @@ public final class Pool implements AutoCloseable {
    * @param index 0 .. 15
    * @return its offset
    */
-  public static long rootWord(int index) {
+  public long rootWord(int index) {
     Objects.checkIndex(index, ROOT_COUNT);
-    return rootOffset(index);
+    return origin + rootOffset(index);
   }
 
   // ---------------------------------------------------------------- growth
@@ -981,7 +1035,7 @@ public final class Pool implements AutoCloseable {
    * @throws PoolFullException if the pool may not or cannot grow that far; nothing changed
    */
   public void ensureSize(long minSize) {
-    if (memory.byteSize() >= minSize) {
+    if (size() >= minSize) {
       return;
     }
     grow(minSize);
@@ -989,8 +1043,7 @@ public final class Pool implements AutoCloseable {
 
   @SuppressWarnings("restricted") // a larger view of our own anonymous reservation
   private synchronized void grow(long minSize) {
-    MemorySegment old = memory;
-    long oldSize = old.byteSize();
+    long oldSize = size();
     if (oldSize >= minSize) {
       return;
     }
@@ -1039,8 +1092,8 @@ public final class Pool implements AutoCloseable {
     memory = grown;
     // PERSIST: the new size is recorded only once the file holds it (zero-filled above);
     // a crash before this leaves a longer file, which open accepts.
-    setWordRelease(grown, FILE_SIZE_OFFSET, target);
-    persistence.persist(FILE_SIZE_OFFSET, 8);
+    setWordRelease(grown, origin + FILE_SIZE_OFFSET, target);
+    persistence.persist(origin + FILE_SIZE_OFFSET, 8);
     LOG.log(System.Logger.Level.DEBUG, "pmhash pool " + describeWhere() + " grew from " + oldSize + " to " + target + " bytes");
   }
 
@@ -1115,8 +1168,8 @@ public final class Pool implements AutoCloseable {
           m.force();
         }
         // PERSIST: the marker is written after everything else is durable.
-        setWordRelease(m, CLEAN_SHUTDOWN_OFFSET, 1);
-        persistence.persist(CLEAN_SHUTDOWN_OFFSET, 8);
+        setWordRelease(m, origin + CLEAN_SHUTDOWN_OFFSET, 1);
+        persistence.persist(origin + CLEAN_SHUTDOWN_OFFSET, 8);
         if (durability == Durability.MSYNC || durability == Durability.PMEM) {
           m.force();
         }
@@ -1147,12 +1200,12 @@ public final class Pool implements AutoCloseable {
     closed = true;
     try {
       MemorySegment m = memory;
-      setWordRelease(m, FILE_SIZE_OFFSET, before[0]);
-      setWordRelease(m, CLEAN_SHUTDOWN_OFFSET, before[1]);
-      setWordRelease(m, RECOVERY_EPOCH_OFFSET, before[2]);
+      setWordRelease(m, origin + FILE_SIZE_OFFSET, before[0]);
+      setWordRelease(m, origin + CLEAN_SHUTDOWN_OFFSET, before[1]);
+      setWordRelease(m, origin + RECOVERY_EPOCH_OFFSET, before[2]);
       // PERSIST: the words markOpen persisted, restored (the marker as found: a refused open
       // records no shutdown, clean or not)
-      persistence.persist(FILE_SIZE_OFFSET, 24);
+      persistence.persist(origin + FILE_SIZE_OFFSET, 24);
       if (durability == Durability.MSYNC || durability == Durability.PMEM) {
         m.force();
       }

@@ -39,7 +39,7 @@ class GoldenPoolTest {
     Reservation table = pool.allocator().reserve(8 * RECORDS);
     pool.memory().asSlice(table.offset(), 8 * RECORDS).fill((byte) 0);
     pool.persistence().persist(table.offset(), 8 * RECORDS);
-    pool.allocator().publish(table, Pool.rootWord(0));
+    pool.allocator().publish(table, pool.rootWord(0));
     for (int i = 0; i < RECORDS; i++) {
       Reservation r = pool.allocator().reserve(16 + i);
       pool.memory().set(ValueLayout.JAVA_LONG, r.offset(), i);

@@ -18,7 +18,7 @@ import java.util.Optional;
  * One pmhash pool inside an llpl {@link Heap} (a PMDK libpmemobj pool file):
  *
  * <pre>
- *  PMDK pool file (pmemobj_create through llpl's Heap.createHeap)
+ *  PMDK pool file (pmemobj_create through llpl's Heap.createHeap) = the region, offset 0 at base
  *  +-------------------+-----------------------------------------------------------+------+
  *  | PMDK pool header, | one llpl MemoryBlock (handle H = the heap's llpl root)    | free |
  *  | lanes, heap meta  | +----+-----+--------------------------------------------+ |      |
@@ -26,22 +26,25 @@ import java.util.Optional;
  *  |                   | | 8 B| to  | (docs/format/pool.md, backend id 3)        | |      |
  *  |                   | |    | 4 KiB                                            | |      |
  *  +-------------------+-----------------------------------------------------------+------+
- *  base = PMEMobjpool*                region address = align4096(base + H + 8)
+ *  base = PMEMobjpool*        poolOffset = align4096(H + 8)              poolEnd     size = file size
  * </pre>
  *
- * <p>The region is reached through PMDK's own mapping: {@code base} is the {@code PMEMobjpool*}
- * llpl keeps as the heap's pool handle, and llpl's block handles are offsets from it, so the
- * region's address is {@code base + H + 8} (llpl's 8-byte size word precedes a block's payload)
- * rounded up to a page; {@link io.pmhash.core.Pool} wraps it in a {@link
+ * <p>The region is PMDK's whole mapping of the file: {@code base} is the {@code PMEMobjpool*}
+ * llpl keeps as the heap's pool handle (PMDK maps a pool at that address), so a region offset is
+ * a PMDK offset (the {@code off} of a {@code PMEMoid}, an llpl handle): an object PMDK allocates
+ * anywhere in its pool has a valid pmhash offset. pmhash's own pool (header, lanes, heap) is the
+ * extent {@code [poolOffset, poolEnd)} inside the one block linked from the llpl root: {@code
+ * base + H + 8} (llpl's 8-byte size word precedes a block's payload) rounded up to a page, so open
+ * finds the header through the root. {@link io.pmhash.core.Pool} wraps the mapping in a {@link
  * java.lang.foreign.MemorySegment}, and every scheme's hot path is the FFM backend's, byte for
  * byte. llpl 1.2.0 exposes neither the pool handle nor a block's address publicly, nor a way to
  * close a heap: both are read through reflection of its package-private {@code
  * AnyHeap.poolHandle()} and {@code AnyHeap.close()}, pinned to this llpl version.
  *
- * <p>PMDK allocates exactly one block, once, at create; pmhash's own allocator, lanes and redo
- * records run inside the block as in a file (see docs/llpl.md for why schemes' blocks are not PMDK
- * allocations). Transactions are PMDK's ({@link #transactions()}, {@link PmdkTransactions}): their
- * snapshots live in PMDK's undo log, which PMDK grows into the pool's free space beside the block.
+ * <p>PMDK allocates the pool block once, at create; pmhash's own allocator, lanes and redo
+ * records run inside it as in a file. Transactions are PMDK's ({@link #transactions()}, {@link
+ * PmdkTransactions}): their snapshots live in PMDK's undo log, which PMDK grows into the pool's
+ * free space beside the block.
  */
 final class LlplRegion implements PoolBackend.Region {
   /** llpl's size word before a (non-compact) block's payload. */
@@ -58,17 +61,22 @@ final class LlplRegion implements PoolBackend.Region {
   private final Heap heap;
   private final Path path;
   private final long handle;
-  private final long address;
+  private final long base;
   private final long size;
+  private final long poolOffset;
+  private final long poolEnd;
   private final PmdkTransactions transactions;
   private boolean closed;
 
-  private LlplRegion(Heap heap, Path path, long handle, long address, long size, PmdkTransactions transactions) {
+  private LlplRegion(Heap heap, Path path, long handle, long base, long size, long poolOffset, long poolEnd,
+      PmdkTransactions transactions) {
     this.heap = heap;
     this.path = path;
     this.handle = handle;
-    this.address = address;
+    this.base = base;
     this.size = size;
+    this.poolOffset = poolOffset;
+    this.poolEnd = poolEnd;
     this.transactions = transactions;
   }
 
@@ -145,30 +153,52 @@ final class LlplRegion implements PoolBackend.Region {
     }
   }
 
-  private static LlplRegion at(Heap heap, Path path, long handle, long blockSize) throws PoolException {
+  private static LlplRegion at(Heap heap, Path path, long handle, long blockSize) throws IOException {
     long base = poolBase(heap);
-    long payload = base + handle + BLOCK_METADATA;
-    long aligned = (payload + PAGE - 1) & -PAGE;
-    long usable = blockSize - (aligned - payload);
-    if (usable < PAGE) {
-      throw new NotAPoolException(path + ": the llpl root block is " + blockSize + " bytes, too small for a pmhash pool");
+    if ((base & (PAGE - 1)) != 0) {
+      throw new PoolException(path + ": PMDK mapped the pool at " + Long.toHexString(base) + ", not at a page boundary:"
+          + " pmhash-llpl needs llpl 1.2.0-release over PMDK 1.x, which maps pools page-aligned");
     }
-    return new LlplRegion(heap, path, handle, aligned, usable & -PAGE, PmdkTransactions.bind(path, base, aligned));
+    // A single-file PMDK pool is mapped whole, from base, for the file's length.
+    long mapped = Files.size(path);
+    long payload = handle + BLOCK_METADATA;
+    long aligned = (payload + PAGE - 1) & -PAGE;
+    long usable = (blockSize - (aligned - payload)) & -PAGE;
+    if (usable < PAGE || aligned + usable > mapped) {
+      throw new NotAPoolException(path + ": the llpl root block [" + handle + ", +" + blockSize + ") does not hold a"
+          + " pmhash pool inside the " + mapped + "-byte PMDK pool");
+    }
+    return new LlplRegion(heap, path, handle, base, mapped, aligned, aligned + usable, PmdkTransactions.bind(path, base));
   }
 
+  /** @return the {@code PMEMobjpool*}: region offset 0 is PMDK offset 0 */
   @Override
   public long address() {
-    return address;
+    return base;
   }
 
+  /** @return the PMDK pool file's length, all of which PMDK maps */
   @Override
   public long size() {
     return size;
   }
 
+  /** @return the page-aligned start of the llpl root block's payload, where pmhash's header is */
+  @Override
+  public long poolOffset() {
+    return poolOffset;
+  }
+
+  /** @return the end of the llpl root block's payload, rounded down to a page */
+  @Override
+  public long poolEnd() {
+    return poolEnd;
+  }
+
   @Override
   public String describe() {
-    return "PMDK pool through llpl 1.2.0, pool block at handle " + handle + ", " + size + " bytes";
+    return "PMDK pool through llpl 1.2.0, " + size + " bytes, pmhash's pool in the block at handle " + handle
+        + " as [" + poolOffset + ", " + poolEnd + ")";
   }
 
   /** @return PMDK's undo-log transactions over this region ({@link PmdkTransactions}) */

@@ -56,30 +56,27 @@ final class PmdkTransactions implements PoolBackend.Transactions {
   private static final boolean HALT_AFTER = HALT.equals("after");
 
   private final long pool;
-  private final long regionAddress;
 
-  private PmdkTransactions(long pool, long regionAddress) {
+  private PmdkTransactions(long pool) {
     this.pool = pool;
-    this.regionAddress = regionAddress;
   }
 
   /**
    * Binds PMDK's transactions to an open llpl heap's pool.
    *
    * @param path the pool file, for messages
-   * @param pool the heap's {@code PMEMobjpool*}
-   * @param regionAddress the address of the region's first byte (region offset 0)
+   * @param pool the heap's {@code PMEMobjpool*}, which is region offset 0
    * @return the transactions
    * @throws BackendUnavailableException if libpmemobj's transaction functions cannot be bound
    */
-  static PmdkTransactions bind(Path path, long pool, long regionAddress) throws BackendUnavailableException {
+  static PmdkTransactions bind(Path path, long pool) throws BackendUnavailableException {
     Throwable failed = Lib.FAILURE;
     if (failed != null) {
       throw new BackendUnavailableException(path + ": the llpl backend cannot bind PMDK's transaction functions in"
           + " libpmemobj.so.1 (" + failed + "): install PMDK's libpmemobj1 (1.x) and run with"
           + " --enable-native-access=ALL-UNNAMED; see docs/llpl.md", failed);
     }
-    return new PmdkTransactions(pool, regionAddress);
+    return new PmdkTransactions(pool);
   }
 
   @Override
@@ -111,13 +108,13 @@ final class PmdkTransactions implements PoolBackend.Transactions {
     requireWork("add a range to");
     int r;
     try {
-      r = (int) Lib.ADD_RANGE.invokeExact(MemorySegment.ofAddress(regionAddress + offset), length, POBJ_XADD_NO_ABORT);
+      r = (int) Lib.ADD_RANGE.invokeExact(MemorySegment.ofAddress(pool + offset), length, POBJ_XADD_NO_ABORT);
     } catch (Throwable t) {
       throw unexpected("pmemobj_tx_xadd_range_direct", t);
     }
     if (r != 0) {
       throw new IllegalStateException("PMDK could not log the " + length + " bytes at region offset " + offset + " ("
-          + error(r) + "): its undo log grows into the PMDK pool's free space beside the pmhash region; the"
+          + error(r) + "): its undo log grows into the PMDK pool's free space beside the pmhash pool's block; the"
           + " transaction stays open and rolls back when closed");
     }
   }

@@ -49,7 +49,7 @@ class LlplPoolTest {
       pool.memory().set(ValueLayout.JAVA_LONG, r.offset() + 8L * i, seed + i);
     }
     pool.persistence().flush(r.offset(), 256);
-    pool.allocator().publish(r, Pool.rootWord(0));
+    pool.allocator().publish(r, pool.rootWord(0));
     return r.offset();
   }
 
@@ -77,30 +77,117 @@ class LlplPoolTest {
       assertEquals("test", pool.scheme());
       assertEquals(block, pool.root(0));
       checkBlock(pool, 1000);
-      assertEquals(3, pool.memory().get(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), 20), "backend id 3 (llpl) in the pmhash header");
+      assertEquals(3, pool.memory().get(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), pool.headerOffset() + 20), "backend id 3 (llpl) in the pmhash header");
     }
   }
 
   @Test
-  void theRegionIsPmdksMappingOfTheBlockTheLlplRootNames() throws Exception {
+  void theRegionIsPmdksWholeMappingAndThePoolIsTheBlockTheLlplRootNames() throws Exception {
     Path file = dir.resolve("b.pool");
+    long header;
+    long rootWord;
+    long end;
     try (Pool pool = Pool.create(file, llpl(Durability.PROCESS))) {
       writeBlock(pool, 7);
+      header = pool.headerOffset();
+      rootWord = pool.rootWord(0);
+      end = pool.size();
+      assertEquals(Files.size(file), pool.memory().byteSize(), "the memory is PMDK's mapping of the whole file");
+      assertEquals(0x004A424F4D454D50L, pool.memory().get(ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN), 0),
+          "region offset 0 is PMDK's pool header (PMEMOBJ\\0), not pmhash's");
+      assertEquals(0x0A0D485341484D50L, pool.memory().get(ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN), header),
+          "pmhash's magic at the header offset");
+      assertTrue(pool.lanesOffset() == header + 4096 && pool.heapOffset() > header && end <= pool.memory().byteSize(),
+          "lanes, heap and end are offsets in PMDK's mapping, past the header");
     }
-    // Read the same bytes through llpl's own API: block at the root handle, payload page-aligned.
+    // Read the same bytes through llpl's own API: llpl handles are PMDK offsets from the pool's
+    // base, and the pmhash header is at the root block's payload rounded up to a page.
     Heap heap = Heap.openHeap(file.toString());
     try {
-      var block = heap.memoryBlockFromHandle(heap.getRoot());
-      Method base = Class.forName("com.intel.pmem.llpl.AnyHeap").getDeclaredMethod("poolHandle");
-      base.setAccessible(true);
-      long payload = (long) base.invoke(heap) + heap.getRoot() + 8;
-      long pad = ((payload + 4095) & -4096L) - payload;
-      assertEquals(0x0A0D485341484D50L, block.getLong(pad), "the pmhash magic at the region start");
-      long root0 = block.getLong(pad + Pool.rootWord(0));
-      assertEquals(7, block.getLong(pad + root0), "the published block's first word, read through llpl");
+      long h = heap.getRoot();
+      var block = heap.memoryBlockFromHandle(h);
+      long payload = h + 8;
+      assertEquals((payload + 4095) & -4096L, header, "the header is at the root block's page-aligned payload");
+      assertTrue(end <= payload + block.size(), "the pool ends inside the block");
+      assertEquals(0x0A0D485341484D50L, block.getLong(header - payload), "the pmhash magic, read through llpl");
+      long root0 = block.getLong(rootWord - payload);
+      assertEquals(7, block.getLong(root0 - payload), "the published block's first word, read through llpl at its PMDK offset");
     } finally {
       closeHeap(heap);
     }
+  }
+
+  @Test
+  void anObjectPmdkAllocatesBesideThePoolHasAValidPoolOffset() throws Exception {
+    Path file = dir.resolve("pmdk-object.pool");
+    long header;
+    long end;
+    try (Pool pool = Pool.create(file, llpl(Durability.PROCESS))) {
+      header = pool.headerOffset();
+      end = pool.size();
+    }
+    // PMDK allocates a block in its own free space (not pmhash's block) and llpl writes it.
+    Heap heap = Heap.openHeap(file.toString());
+    long handle;
+    try {
+      var block = heap.allocateMemoryBlock(4096, false);
+      for (int i = 0; i < 512; i++) {
+        block.setLong(8L * i, 0x5eed0000L + i);
+      }
+      block.flush(0, 4096);
+      handle = block.handle();
+    } finally {
+      closeHeap(heap);
+    }
+    long payload = handle + 8; // llpl's size word, then the payload: a PMDK offset
+    assertTrue(payload + 4096 <= header || payload >= end,
+        "PMDK put the block outside pmhash's extent [" + header + ", " + end + "): at " + payload);
+    // Its PMDK offset is a pmhash offset: the pool reads and writes it in place.
+    try (Pool pool = Pool.open(file, PoolOptions.defaults())) {
+      for (int i = 0; i < 512; i++) {
+        assertEquals(0x5eed0000L + i, pool.memory().get(ValueLayout.JAVA_LONG, payload + 8L * i), "word " + i);
+      }
+      pool.memory().set(ValueLayout.JAVA_LONG, payload, 99);
+      pool.persistence().persist(payload, 8);
+    }
+    Heap again = Heap.openHeap(file.toString());
+    try {
+      assertEquals(99, again.memoryBlockFromHandle(handle).getLong(0), "llpl reads pmhash's store at the same offset");
+    } finally {
+      closeHeap(again);
+    }
+  }
+
+  @Test
+  void anLlplPoolWithBlockRelativeOffsetsIsRefused() throws Exception {
+    // A header as an earlier pmhash wrote it into the llpl block: its lanes offset relative to the
+    // block (4096), not to PMDK's mapping. Header bytes (docs/format/pool.md): lanesOffset at 128,
+    // the CRC-32C of bytes [0, 252) at 252.
+    Path file = dir.resolve("old.pool");
+    long header;
+    try (Pool pool = Pool.create(file, llpl(Durability.PROCESS))) {
+      header = pool.headerOffset();
+    }
+    Heap heap = Heap.openHeap(file.toString());
+    try {
+      long payload = heap.getRoot() + 8;
+      var block = heap.memoryBlockFromHandle(heap.getRoot());
+      long at = header - payload;
+      block.setLong(at + 128, 4096);
+      byte[] checked = new byte[252];
+      for (int i = 0; i < checked.length; i++) {
+        checked[i] = block.getByte(at + i);
+      }
+      java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+      crc.update(checked);
+      block.setInt(at + 252, (int) crc.getValue());
+      block.flush(at, 4096);
+    } finally {
+      closeHeap(heap);
+    }
+    io.pmhash.core.CorruptPoolException e = assertThrows(io.pmhash.core.CorruptPoolException.class,
+        () -> Pool.open(file, PoolOptions.defaults()));
+    assertTrue(e.getMessage().contains("recreate the pool"), e.getMessage());
   }
 
   @Test

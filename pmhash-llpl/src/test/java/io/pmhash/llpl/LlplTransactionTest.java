@@ -50,7 +50,7 @@ class LlplTransactionTest {
     Allocator a = pool.allocator();
     Reservation r = a.reserve(size);
     pool.memory().asSlice(r.offset(), size).fill((byte) 0);
-    a.publish(r, Pool.rootWord(root));
+    a.publish(r, pool.rootWord(root));
     return r.offset();
   }
 

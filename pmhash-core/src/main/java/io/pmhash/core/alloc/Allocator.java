@@ -409,7 +409,7 @@ public final class Allocator implements TxAllocator {
    * @throws CorruptPoolException if the high water lies beyond the file
    */
   public void checkHighWater() throws CorruptPoolException {
-    long hw = Words.getAcquire(pool.memory(), Pool.allocatorWord(HeapLayout.HIGH_WATER_WORD));
+    long hw = Words.getAcquire(pool.memory(), pool.allocatorWord(HeapLayout.HIGH_WATER_WORD));
     if (hw < 0 || hw > (pool.size() - heap) >>> chunkShift) {
       throw new CorruptPoolException(pool.path() + ": the allocator's high water (" + hw + " chunks of " + chunkSize + " bytes from " + heap + ") lies beyond the file's " + pool.size() + " bytes; the file was damaged or truncated");
     }
@@ -580,7 +580,7 @@ public final class Allocator implements TxAllocator {
   /** Reads the high water once. Caller holds heapLock. */
   private long highWater() {
     if (highWater < 0) {
-      highWater = Words.getAcquire(pool.memory(), Pool.allocatorWord(HeapLayout.HIGH_WATER_WORD));
+      highWater = Words.getAcquire(pool.memory(), pool.allocatorWord(HeapLayout.HIGH_WATER_WORD));
     }
     return highWater;
   }
@@ -799,7 +799,7 @@ public final class Allocator implements TxAllocator {
   }
 
   private void raiseHighWater(long chunks) {
-    long word = Pool.allocatorWord(HeapLayout.HIGH_WATER_WORD);
+    long word = pool.allocatorWord(HeapLayout.HIGH_WATER_WORD);
     Words.setRelease(pool.memory(), word, chunks);
     // PERSIST(high water): raised only after the new chunks' headers are durable.
     persistence.persist(word, 8);

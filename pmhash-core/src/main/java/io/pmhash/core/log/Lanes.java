@@ -64,8 +64,8 @@ public final class Lanes {
     this.redoCapacity = LaneLayout.redoCapacity(laneSize);
     this.undoStart = LaneLayout.undoStart(laneSize);
     this.undoBytes = LaneLayout.undoBytes(laneSize);
-    this.mutableLo = Pool.rootWord(0);
-    this.mutableHi = Pool.rootWord(15) + 8;
+    this.mutableLo = pool.rootWord(0);
+    this.mutableHi = pool.rootWord(15) + 8;
     Lane[] all = new Lane[pool.laneCount()];
     for (int i = 0; i < all.length; i++) {
       all[i] = new Lane(this, i, pool.lanesOffset() + (long) i * laneSize);

@@ -12,6 +12,12 @@ import java.util.Optional;
  * java.lang.foreign.MemorySegment} over the region. Found through {@link java.util.ServiceLoader}
  * by {@link #name()}; the {@code pmhash-llpl} module provides {@code "llpl"}.
  *
+ * <p>The region is the backend's whole mapping; the pmhash pool is the extent {@link
+ * Region#poolOffset() [poolOffset, poolEnd)} inside it, with its header at {@code poolOffset}.
+ * Every pmhash offset (header fields, lanes, heap, roots, links between blocks) is an offset in
+ * the region, so memory the backend's own allocator hands out anywhere in its mapping has a valid
+ * pmhash offset too.
+ *
  * <p>A backend must not load its library, or print anything, before {@link #create} or {@link
  * #open} is called: the FFM default never touches it.
  */
@@ -20,8 +26,9 @@ public interface PoolBackend {
   String name();
 
   /**
-   * Creates the backend's file at {@code path} with a zero-filled region of at least {@code
-   * size} bytes, 4096-byte aligned, for a new pool.
+   * Creates the backend's file at {@code path} with a zero-filled pool extent ({@link
+   * Region#poolOffset()} to {@link Region#poolEnd()}) of at least {@code size} bytes, 4096-byte
+   * aligned, for a new pool.
    *
    * @param path the file to create; does not exist
    * @param size the region size the pool needs
@@ -42,13 +49,36 @@ public interface PoolBackend {
    */
   Region open(Path path) throws IOException;
 
-  /** The memory a backend hosts a pool in: fixed in place and size while open. */
+  /**
+   * The memory a backend hosts a pool in: fixed in place and size while open. Offset 0 is the
+   * region's first byte; the pool occupies {@code [poolOffset(), poolEnd())} of it, and the rest
+   * belongs to the backend (its own metadata, and memory its allocator may hand out).
+   */
   interface Region extends AutoCloseable {
     /** @return the address of the region's first byte, 4096-byte aligned */
     long address();
 
-    /** @return the region's size in bytes */
+    /** @return the region's size in bytes: everything a pool offset may address */
     long size();
+
+    /**
+     * Where the pool's header is, found again by every open of the same file.
+     *
+     * @return the region offset of the pool's first byte (its header), 4096-byte aligned; 0 when
+     *     the pool starts the region
+     */
+    default long poolOffset() {
+      return 0;
+    }
+
+    /**
+     * The end of the bytes reserved for the pool; the pool's heap never goes past it.
+     *
+     * @return the region offset just past the pool's extent, at most {@link #size()}
+     */
+    default long poolEnd() {
+      return size();
+    }
 
     /** @return how the region is held, for the pool's log line */
     String describe();

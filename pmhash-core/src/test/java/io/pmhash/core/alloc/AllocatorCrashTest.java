@@ -79,7 +79,7 @@ class AllocatorCrashTest {
           Reservation t = a.reserve(64);
           pool.memory().asSlice(t.offset(), 64).fill((byte) 0);
           pool.persistence().flush(t.offset(), 64);
-          a.publish(t, Pool.rootWord(0));
+          a.publish(t, pool.rootWord(0));
         })
         .run((pool, ops) -> {
           Allocator a = pool.allocator();

@@ -39,7 +39,7 @@ class AllocatorTest {
     Reservation t = a.reserve(512);
     pool.memory().asSlice(t.offset(), 512).fill((byte) 0);
     pool.persistence().flush(t.offset(), 512);
-    a.publish(t, Pool.rootWord(0));
+    a.publish(t, pool.rootWord(0));
     return t.offset();
   }
 
@@ -169,11 +169,11 @@ class AllocatorTest {
       long table = table(pool);
       AllocatorStats before = a.stats();
       long size = pool.size();
-      long hw = pool.memory().get(U64, Pool.allocatorWord(0));
+      long hw = pool.memory().get(U64, pool.allocatorWord(0));
       assertThrows(PoolFullException.class, () -> a.reserve(1 << 20));
       assertEquals(before, a.stats());
       assertEquals(size, pool.size());
-      assertEquals(hw, pool.memory().get(U64, Pool.allocatorWord(0)));
+      assertEquals(hw, pool.memory().get(U64, pool.allocatorWord(0)));
       int n = 0;
       try {
         for (;; n++) {

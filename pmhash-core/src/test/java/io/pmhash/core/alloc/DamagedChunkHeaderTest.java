@@ -38,7 +38,7 @@ class DamagedChunkHeaderTest {
       Allocator a = pool.allocator();
       Reservation table = a.reserve(512);
       pool.memory().asSlice(table.offset(), 512).fill((byte) 0);
-      a.publish(table, Pool.rootWord(0));
+      a.publish(table, pool.rootWord(0));
       // a block of another size class: its run is a second chunk
       Reservation r = a.reserve(4096);
       a.publish(r, table.offset());

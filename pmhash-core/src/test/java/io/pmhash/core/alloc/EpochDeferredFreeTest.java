@@ -21,7 +21,7 @@ class EpochDeferredFreeTest {
     try (Pool pool = Pool.create(dir.resolve("p"), o)) {
       Allocator a = pool.allocator();
       Reservation table = a.reserve(64);
-      a.publish(table, Pool.rootWord(0));
+      a.publish(table, pool.rootWord(0));
       Reservation r = a.reserve(48);
       a.publish(r, table.offset());
 

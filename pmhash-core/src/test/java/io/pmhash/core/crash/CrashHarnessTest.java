@@ -147,7 +147,7 @@ class CrashHarnessTest {
     // The workload damages a root word: open refuses the images where it is durable.
     CrashHarness.Report r = CrashHarness.builder(dir, Raw.OPTIONS).images(ImageKind.DRAINED, ImageKind.ALL_PENDING)
         .collect((pool, ops) -> {
-          long root = Pool.rootWord(0);
+          long root = pool.rootWord(0);
           Raw.setRelease(pool, root, 3);
           pool.persistence().persist(root, 8);
         }, (pool, point) -> {});

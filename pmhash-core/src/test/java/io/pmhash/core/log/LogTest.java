@@ -32,7 +32,7 @@ class LogTest {
     Allocator a = pool.allocator();
     Reservation r = a.reserve(size);
     pool.memory().asSlice(r.offset(), size).fill((byte) 0);
-    a.publish(r, Pool.rootWord(0));
+    a.publish(r, pool.rootWord(0));
     return r.offset();
   }
 

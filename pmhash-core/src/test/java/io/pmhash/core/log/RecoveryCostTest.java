@@ -50,7 +50,7 @@ class RecoveryCostTest {
     try (Pool pool = Pool.create(file, o)) {
       Allocator a = pool.allocator();
       Reservation table = a.reserve(64);
-      a.publish(table, Pool.rootWord(0));
+      a.publish(table, pool.rootWord(0));
       // fill most of the heap with owned blocks
       for (long used = 0; used < heapBytes * 3 / 4; used += 32 << 10) {
         a.publish(a.reserve(30 << 10), table.offset());

@@ -98,7 +98,7 @@ final class PoolWorkload {
     MemorySegment m = pool.memory();
     m.asSlice(table.offset(), slots * 8).fill((byte) 0);
     pool.persistence().persist(table.offset(), slots * 8);
-    alloc.publish(table, Pool.rootWord(TABLE_ROOT));
+    alloc.publish(table, pool.rootWord(TABLE_ROOT));
     return table.offset();
   }
 

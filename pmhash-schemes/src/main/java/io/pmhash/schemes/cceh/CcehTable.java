@@ -113,7 +113,7 @@ public final class CcehTable implements LongHashTable {
     // a table, which open refuses
     pool.allocator().publishUnlinked(segs);
     try (Publication pub = pool.allocator().begin()) {
-      pub.publish(dir).publish(hdr, Pool.rootWord(0));
+      pub.publish(dir).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
     return new CcehTable(pool, h, false);

@@ -173,7 +173,7 @@ public final class DashEhTable implements LongHashTable {
     // unreachable (and the pool without a table) if the create is interrupted
     pool.allocator().publishUnlinked(segs);
     try (Publication pub = pool.allocator().begin()) {
-      pub.publish(dir).publish(hdr, Pool.rootWord(0));
+      pub.publish(dir).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
     return new DashEhTable(pool, h, normal, stash, gv, pointer);

@@ -135,7 +135,7 @@ public final class DashLhTable implements LongHashTable {
     LONG.set(m, h + HDR_GLOBAL_VERSION, gv);
     p.flush(h, TABLE_HEADER.byteSize());
     try (Publication pub = pool.allocator().begin()) {
-      pub.publish(arr, h + HDR_DIRECTORY).publish(hdr, Pool.rootWord(0));
+      pub.publish(arr, h + HDR_DIRECTORY).publish(hdr, pool.rootWord(0));
       // PERSIST(create): the first array and the header are durable (flushed above, ordered by the redo entries' drain) before the step that owns them and links the header from root 0 commits
       pub.commit();
     }

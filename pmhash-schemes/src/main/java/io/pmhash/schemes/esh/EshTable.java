@@ -147,7 +147,7 @@ public final class EshTable implements LongHashTable {
     // a table, which open refuses
     pool.allocator().publishUnlinked(segs);
     try (Publication pub = pool.allocator().begin()) {
-      pub.publish(dir).publish(hdr, Pool.rootWord(0));
+      pub.publish(dir).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
     return new EshTable(pool, h, bucketBytes, buckets, gv);

@@ -106,7 +106,7 @@ final class GroupResize {
           p.drain();
           // resize step 5: new block owned, root 0 switched, old block freed: one atomic step
           try (Publication pub = pool.allocator().begin()) {
-            pub.publish(r, Pool.rootWord(0)).deferFree(seen.base);
+            pub.publish(r, pool.rootWord(0)).deferFree(seen.base);
             pub.commit();
           }
           t.current = next;

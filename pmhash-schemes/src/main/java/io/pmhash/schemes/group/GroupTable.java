@@ -93,7 +93,7 @@ public final class GroupTable implements LongHashTable {
     GroupResize.format(pool, r.offset(), n, groupSize, 0);
     // PERSIST(create): the formatted block is durable before root 0 names it
     pool.persistence().persist(r.offset(), GroupLayout.tableBytes(n));
-    pool.allocator().publish(r, Pool.rootWord(0));
+    pool.allocator().publish(r, pool.rootWord(0));
     return new GroupTable(pool, new GroupCells(r.offset(), n, groupSize), expand);
   }
 

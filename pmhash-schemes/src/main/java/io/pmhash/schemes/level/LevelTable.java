@@ -120,7 +120,7 @@ public final class LevelTable implements LongHashTable {
     p.flush(bottom.offset(), LevelLayout.bottomBytes(k));
     p.persist(h, TABLE_HEADER.byteSize());
     try (Publication pub = pool.allocator().begin()) {
-      pub.publish(top).publish(bottom).publish(hdr, Pool.rootWord(0));
+      pub.publish(top).publish(bottom).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
     return new LevelTable(pool, h, new Levels(top.offset(), bottom.offset(), k));

@@ -140,7 +140,7 @@ public final class NvdhTable implements LongHashTable {
     p.flush(tab.offset(), NvdhLayout.statesBytes(k));
     p.persist(h, NvdhLayout.TABLE_HEADER.byteSize());
     try (Publication pub = pool.allocator().begin()) {
-      pub.publish(tab).publish(hdr, Pool.rootWord(0));
+      pub.publish(tab).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
     return new NvdhTable(pool, h, tab.offset(), k, transactional);

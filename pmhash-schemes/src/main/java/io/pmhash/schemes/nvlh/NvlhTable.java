@@ -170,7 +170,7 @@ public final class NvlhTable implements LongHashTable {
     // PERSIST(create): segments, directory and header durable before anything owns or names them.
     p.persist(h, NvlhLayout.TABLE_HEADER.byteSize());
     pool.allocator().publishUnlinked(blocks);
-    pool.allocator().publish(hdr, Pool.rootWord(0));
+    pool.allocator().publish(hdr, pool.rootWord(0));
     return new NvlhTable(pool, h, n0, segShift, 0L, segs, splitLoadPercent, mergeLoadPercent);
   }
 
