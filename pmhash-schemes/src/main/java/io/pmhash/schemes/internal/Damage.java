@@ -133,7 +133,13 @@ public final class Damage {
     long power = 1;
     long lambda = 0;
     for (long x = first; x != 0; x = next.applyAsLong(x)) {
-      requireBlock(pool, x, bytes, align, what + " node " + nodes);
+      // The message is built only on failure: a concatenation per node was a string per
+      // segment on every open (issue 3).
+      String problem = blockProblem(pool, x, bytes, align);
+      if (problem != null) {
+        throw corrupt(where(pool) + ": " + what + " node " + nodes + " names offset " + x + ", " + problem
+            + ": the pool was damaged; restore it from a copy");
+      }
       if (x == mark) {
         throw corrupt(where(pool) + ": " + what + " loops: node " + nodes + " at " + x
             + " was visited before; the pool was damaged; restore it from a copy");

@@ -140,7 +140,12 @@ public final class ExtendibleDirectory {
     long entries = 1L << g;
     for (long i = 0; i < entries; ) {
       long seg = (long) LONG.get(m, dir + ENTRIES + 8 * i);
-      Damage.requireBlock(pool, seg, segmentBytes, 64, scheme + " directory entry " + i);
+      // The message is built only on failure, not once per entry run (issue 3).
+      String bad = Damage.blockProblem(pool, seg, segmentBytes, 64);
+      if (bad != null) {
+        throw Damage.corrupt(Damage.where(pool) + ": " + scheme + " directory entry " + i + " names offset " + seg
+            + ", " + bad + ": the pool was damaged; restore it from a copy");
+      }
       long j = i + 1;
       while (j < entries && (long) LONG.get(m, dir + ENTRIES + 8 * j) == seg) {
         j++;
