@@ -195,17 +195,7 @@ public final class CcehTable implements LongHashTable {
 
   /** The segment the directory names for {@code h}, or -1 when the mapping must be read again. */
   private long locate(MemorySegment m, long h) {
-    long limit = m.byteSize();
-    long dir = directory(m);
-    if (dir + DIR_ENTRIES > limit) {
-      return -1;
-    }
-    long e = dir + DIR_ENTRIES + 8 * prefix(h, (int) INT.get(m, dir + DIR_DEPTH));
-    if (e + 8 > limit) {
-      return -1;
-    }
-    long seg = (long) LONG.getAcquire(m, e);
-    return seg + SEGMENT_BYTES > limit ? -1 : seg;
+    return ExtendibleDirectory.segmentFor(m, directory(m), h, SEGMENT_BYTES);
   }
 
   // ---------------------------------------------------------------- reads

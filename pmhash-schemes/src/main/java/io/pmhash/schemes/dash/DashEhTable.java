@@ -326,10 +326,7 @@ public final class DashEhTable implements LongHashTable {
    * the 924 slots of a default segment), scaled to the table's normal bucket count.
    */
   static int initialDepth(long capacity, int normal) {
-    long perSegment = 700L * normal / NORMAL_BUCKETS;
-    long segs = Math.max(1, (capacity + perSegment - 1) / perSegment);
-    int depth = 64 - Long.numberOfLeadingZeros(segs - 1);
-    return Math.min(depth, 20);
+    return ExtendibleDirectory.initialDepth(capacity, 700L * normal / NORMAL_BUCKETS);
   }
 
   @Override
@@ -402,20 +399,9 @@ public final class DashEhTable implements LongHashTable {
    * ({@code locate} is too large to inline); docs/persistence.md gives what it saved.
    */
   private long directSegment(MemorySegment m, long h) {
-    long limit = m.byteSize();
-    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
-    if (dir + DIR_ENTRIES > limit) {
-      return -1;
-    }
-    long e = dir + DIR_ENTRIES + 8 * prefix(h, (int) INT.get(m, dir + DIR_DEPTH));
-    if (e + 8 > limit) {
-      return -1;
-    }
-    long seg = (long) LONG.getAcquire(m, e);
-    if (seg + segments.bytes > limit || (long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion) {
-      return -1;
-    }
-    return seg;
+    // -1 also for a damaged (negative) entry: locate then meets it and reports it as before
+    long seg = ExtendibleDirectory.segmentFor(m, (long) LONG.getAcquire(m, header + HDR_DIRECTORY), h, segments.bytes);
+    return seg < 0 || (long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion ? -1 : seg;
   }
 
   /** No segment on the side-link chain covers a hash: their shapes were damaged. */

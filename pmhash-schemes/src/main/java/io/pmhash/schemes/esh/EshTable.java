@@ -253,17 +253,7 @@ public final class EshTable implements LongHashTable {
 
   /** The segment the directory names for {@code h}, or -1 when the mapping must be read again. */
   private long locate(MemorySegment m, long h) {
-    long limit = m.byteSize();
-    long dir = directory(m);
-    if (dir + ExtendibleDirectory.ENTRIES > limit) {
-      return -1;
-    }
-    long e = ExtendibleDirectory.entry(m, dir, ExtendibleDirectory.prefix(h, ExtendibleDirectory.depth(m, dir)));
-    if (e + 8 > limit) {
-      return -1;
-    }
-    long seg = (long) LONG.getAcquire(m, e);
-    return seg + segments.bytes > limit ? -1 : seg;
+    return ExtendibleDirectory.segmentFor(m, directory(m), h, segments.bytes);
   }
 
   private static boolean covers(long shape, long h) {

@@ -96,6 +96,32 @@ public final class ExtendibleDirectory {
     return dir + ENTRIES + 8 * index;
   }
 
+  /**
+   * The segment the directory names for {@code h}: the entry at {@code prefix(h, depth)}, read with
+   * acquire (it publishes the segment), when the directory, the entry and a segment of {@code
+   * segmentBytes} at the offset read all lie in {@code m}; -1 otherwise (the pool grew after the
+   * caller read its mapping, or a damaged offset: the caller reads the mapping again or reports).
+   * The routing step every extendible scheme's read and write starts with; small enough to inline.
+   *
+   * @param m the mapping
+   * @param dir the directory's offset (read with acquire from the table header)
+   * @param h the hash
+   * @param segmentBytes the size of a segment
+   * @return the segment's offset, or -1
+   */
+  public static long segmentFor(MemorySegment m, long dir, long h, long segmentBytes) {
+    long limit = m.byteSize();
+    if (dir + ENTRIES > limit) {
+      return -1;
+    }
+    long e = dir + ENTRIES + 8 * prefix(h, (int) INT.get(m, dir + DEPTH));
+    if (e + 8 > limit) {
+      return -1;
+    }
+    long seg = (long) LONG.getAcquire(m, e);
+    return seg + segmentBytes > limit ? -1 : seg;
+  }
+
   /** What a scheme checks of each distinct segment its directory names ({@link #validate}). */
   @FunctionalInterface
   public interface SegmentCheck {
