@@ -156,7 +156,9 @@ public final class Charts {
           sizes); a crash image is a copy of the pool file taken while the table is open. Dash (§6.3, §6.4,
           Fig. 11 `dash-segment-size`: the load factor of one segment at its first split and the table's mean load
           factor, per segment size 1..128 KB, i.e. Dash-EH's `normalBuckets` 4..512, with 2 and 4 stash buckets;
-          the paper's "Dash" bars stay close to 100 % for 1–16 KB and fall for larger segments; Fig. 12, 14, Table 1); group hashing (Fig. 5 `group-latency`, Fig. 7 and 8b `group-space`,
+          the paper's "Dash" bars stay close to 100 % for 1–16 KB and fall for larger segments; its "Bucketized",
+          "+Probing", "+Balanced insert" and "+Displacement" bars are the series of Dash-EH's `insertTechniques` 0..3,
+          one-segment tables without a stash whose load factor is over the normal buckets; Fig. 12, 14, Table 1); group hashing (Fig. 5 `group-latency`, Fig. 7 and 8b `group-space`,
           Fig. 8a `group-size-sweep`, Table 3 `group-recovery`): fixed-size tables (`expand=0`), latency
           as the median of the measured rounds' means after warm-up rounds (the mean beside it in the
           table), recovery as the median of three timed opens after two untimed ones, random keys only (the paper's Bag-of-Words
@@ -174,9 +176,6 @@ public final class Charts {
 
         - `PMEM` durability: this machine has no DAX mount; `TableBenchmark` reports such trials as
           SKIPPED at setup.
-        - Dash Fig. 11's "Bucketized", "+Probing", "+Balanced insert" and "+Displacement" bars: this
-          build's Dash-EH cannot turn a technique off, so `dash-segment-size` measures only the "Dash"
-          bars (all techniques, 2 and 4 stash buckets) against the segment size.
         - Group hashing against the paper's other baselines (linear probing, PFHT, path hashing, with and
           without logging) and its L3 cache-miss counts (Fig. 6): not built; Fig. 5 compares with Dash-EH.
         - ESH's YCSB workloads (Fig. 4.5) and its data-size sweep (Fig. 4.4): not scripted.

@@ -32,7 +32,7 @@ import java.util.Map;
  *   <tr><td>dash-scaling</td><td>Dash §6.4</td><td>the same for 1..T threads</td></tr>
  *   <tr><td>dash-load-factor</td><td>Dash Fig. 12</td><td>load factor sampled as records are inserted, per scheme (Dash-EH with 2 and 4 stash buckets)</td></tr>
  *   <tr><td>dash-stash-sweep</td><td>Dash Fig. 12</td><td>load factor as records are inserted, per stash-bucket count 2..4</td></tr>
- *   <tr><td>dash-segment-size</td><td>Dash Fig. 11</td><td>per segment size 1..128 KB (normal buckets 4..512) and 2 or 4 stash buckets: the load factor of a one-segment table just before its first split (several seeds), and the mean load factor of a table while records are inserted</td></tr>
+ *   <tr><td>dash-segment-size</td><td>Dash Fig. 11</td><td>per segment size 1..128 KB (normal buckets 4..512) and 2 or 4 stash buckets: the load factor of a one-segment table just before its first split (several seeds), and the mean load factor of a table while records are inserted; the same first split with fewer insert techniques (Dash-EH's insertTechniques: bucketized, +probing, +balanced insert, +displacement; no stash)</td></tr>
  *   <tr><td>dash-recovery</td><td>Dash Table 1</td><td>time to open a crash image (a copy of the pool taken while open) against records</td></tr>
  *   <tr><td>dash-after-crash</td><td>Dash Fig. 14</td><td>positive-search throughput in 10 ms slices after opening a crash image</td></tr>
  *   <tr><td>group-latency</td><td>Group hashing Fig. 5</td><td>mean latency of 1000 inserts, queries, deletes at load factors 0.5 and 0.75: a fixed-size group table against Dash-EH, after warm-up rounds</td></tr>
@@ -273,7 +273,25 @@ public final class Experiments {
     try (Csv csv = csv(name, "series,stash_buckets,normal_buckets,segment_kib,seed,records,load_factor",
         "first split: a one-segment table, random keys until its first split, " + seeds + " seeds; table: " + total
             + " random inserts into an empty table, mean of the load factor every " + step + " (Dash §6.6 Fig. 11: one"
-            + " segment, 1..128 KB)")) {
+            + " segment, 1..128 KB); the bucketized .. +displacement series use Dash-EH's insertTechniques 0..3, no stash"
+            + " (stash_buckets 0), their load factor over the normal buckets")) {
+      // Fig. 11's bars without the stash: Dash-EH's insertTechniques 0..3 (not recorded in the pool); a
+      // segment of these series uses only its normal buckets, so their load factor is over those
+      String[] techniques = {"bucketized", "+probing", "+balanced insert", "+displacement"};
+      for (int t = 0; t < techniques.length; t++) {
+        for (int normal = 4; normal <= 512; normal *= 2) {
+          TableOptions o = TableOptions.scheme("dash-eh").withDurability(durability).withParam("normalBuckets", normal)
+              .withParam("insertTechniques", t);
+          double kib = normal * 256 / 1024.0;
+          double sum = 0;
+          for (int seed = 1; seed <= seeds; seed++) {
+            long[] at = firstSplit(name, o, SEGMENT_SEED + seed, normal * 14L);
+            csv.row("first split (" + techniques[t] + ")", 0, normal, kib, SEGMENT_SEED + seed, at[0], (double) at[0] / (normal * 14L));
+            sum += (double) at[0] / (normal * 14L);
+          }
+          log.printf("%s: %.0f KB segments, %s: load factor at the first split %.3f%n", name, kib, techniques[t], sum / seeds);
+        }
+      }
       for (int stash : new int[] {2, 4}) {
         for (int normal = 4; normal <= 512; normal *= 2) { // Dash-EH's normalBuckets range: 1 KB .. 128 KB segments
           TableOptions o = TableOptions.scheme("dash-eh").withDurability(durability).withParam("stashBuckets", stash)

@@ -152,22 +152,38 @@ class ExperimentsTest {
   @Test
   void dashSegmentSizeGivesTheLoadFactorAtTheFirstSplitPerSegmentSize() throws IOException {
     var rows = rows("dash-segment-size", "series,stash_buckets,normal_buckets,segment_kib,seed,records,load_factor");
-    assertEquals(2 * 8 * (2 + 1), rows.size()); // stash 2 and 4; 4..512 normal buckets; 2 seeds and the table
+    // stash 2 and 4: 2 seeds and the table; the four technique series without a stash: 2 seeds; 4..512 normal buckets
+    assertEquals(2 * 8 * (2 + 1) + 4 * 8 * 2, rows.size());
     Map<String, Double> firstSplit = new LinkedHashMap<>();
+    Map<String, Double> bySeries = new LinkedHashMap<>();
     for (var r : rows) {
       long normal = l(r, "normal_buckets");
       long stash = l(r, "stash_buckets");
       assertEquals(normal / 4.0, d(r, "segment_kib"), 1e-9, r.toString());
       assertTrue(d(r, "load_factor") > 0 && d(r, "load_factor") <= 1, r.toString());
-      if (r.get("series").startsWith("first split")) {
+      String series = r.get("series");
+      if (series.startsWith("first split")) {
         long slots = (normal + stash) * 14;
         assertEquals((double) l(r, "records") / slots, d(r, "load_factor"), 1e-4, r.toString());
+        bySeries.merge(series, d(r, "load_factor"), Double::sum);
+        if (stash == 0) {
+          // Bucketized splits at its first full bucket; the others need at least a full pair.
+          assertTrue(l(r, "records") >= (series.contains("bucketized") ? 14 : 28), r.toString());
+          continue;
+        }
         // A segment splits only when the key's two buckets and every stash bucket are full.
         assertTrue(l(r, "records") >= (2 + stash) * 14, r.toString());
         firstSplit.merge(stash + "/" + normal, d(r, "load_factor") / 2, Double::sum);
       } else {
         assertEquals(4_000, l(r, "records"), r.toString());
       }
+    }
+    // Fig. 11's bars: every technique added holds more records before the first split (summed over sizes and seeds).
+    String[] order = {"bucketized", "+probing", "+balanced insert", "+displacement", "stashBuckets=2"};
+    for (int i = 1; i < order.length; i++) {
+      double below = bySeries.get("first split (" + order[i - 1] + ")");
+      double above = bySeries.get("first split (" + order[i] + ")");
+      assertTrue(above > below, order[i] + " " + above + " vs " + order[i - 1] + " " + below);
     }
     // Fig. 11: larger segments split earlier (one full bucket pair splits them all).
     for (long stash : new long[] {2, 4}) {

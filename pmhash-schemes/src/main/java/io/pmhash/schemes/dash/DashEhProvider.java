@@ -18,6 +18,13 @@ import java.util.Map;
  * TableOptions#initialCapacity()} sizes the first directory. Opening with a parameter set
  * explicitly ({@link TableOptions#withParam}) that differs from the pool's is refused with a
  * {@link SchemeMismatchException}.
+ *
+ * <p>A third parameter, {@code insertTechniques} (0..4, default 4), exists for Dash §6.6's
+ * Fig. 11 experiment and is not recorded: it limits where this handle's inserts may place a
+ * record, cumulatively: 0 the target bucket only ("bucketized"), 1 also the probing bucket when
+ * the target is full ("+probing"), 2 balanced insert, 3 also displacement, 4 also the stash (Dash;
+ * the default). A table filled with fewer techniques splits sooner; it stays a valid table that
+ * any handle reads and writes.
  */
 public final class DashEhProvider implements SchemeProvider {
   /** The scheme name in pool headers. */
@@ -30,6 +37,10 @@ public final class DashEhProvider implements SchemeProvider {
   public static final String NORMAL_BUCKETS = "normalBuckets";
   /** Its default, {@link DashLayout#NORMAL_BUCKETS} (Dash §6.2: 16 KB segments). */
   public static final int DEFAULT_NORMAL_BUCKETS = DashLayout.NORMAL_BUCKETS;
+  /** The Fig. 11 experiment's parameter: which insert techniques a handle uses (not recorded). */
+  public static final String INSERT_TECHNIQUES = "insertTechniques";
+  /** Its default: all of Dash's. */
+  public static final int DEFAULT_INSERT_TECHNIQUES = DashSegment.TECHNIQUES_ALL;
 
   /** For {@link java.util.ServiceLoader}. */
   public DashEhProvider() {}
@@ -49,6 +60,7 @@ public final class DashEhProvider implements SchemeProvider {
     Map<String, Long> m = new LinkedHashMap<>();
     m.put(STASH_BUCKETS, (long) DEFAULT_STASH_BUCKETS);
     m.put(NORMAL_BUCKETS, (long) DEFAULT_NORMAL_BUCKETS);
+    m.put(INSERT_TECHNIQUES, (long) DEFAULT_INSERT_TECHNIQUES);
     return m;
   }
 
@@ -58,18 +70,19 @@ public final class DashEhProvider implements SchemeProvider {
     DashEhTable.checkStash(stash);
     long normal = options.param(NORMAL_BUCKETS, DEFAULT_NORMAL_BUCKETS);
     DashEhTable.checkNormal(normal);
+    techniques(options);
     return new long[] {stash, normal};
   }
 
   @Override
   public LongHashTable create(Pool pool, TableOptions options) {
     long[] p = headerParams(options);
-    return DashEhTable.create(pool, (int) p[1], (int) p[0], options.initialCapacity());
+    return DashEhTable.create(pool, (int) p[1], (int) p[0], options.initialCapacity(), false, techniques(options));
   }
 
   @Override
   public LongHashTable open(Pool pool, TableOptions options) {
-    return DashEhTable.open(checkParams(pool, options));
+    return DashEhTable.open(checkParams(pool, options), false, techniques(options));
   }
 
   @Override
@@ -80,12 +93,20 @@ public final class DashEhProvider implements SchemeProvider {
   @Override
   public BytesTable createBytes(Pool pool, TableOptions options) {
     long[] p = headerParams(options);
-    return new DashPointerTable(DashEhTable.create(pool, (int) p[1], (int) p[0], options.initialCapacity(), true));
+    return new DashPointerTable(DashEhTable.create(pool, (int) p[1], (int) p[0], options.initialCapacity(), true,
+        techniques(options)));
   }
 
   @Override
   public BytesTable openBytes(Pool pool, TableOptions options) {
-    return new DashPointerTable(DashEhTable.open(checkParams(pool, options), true));
+    return new DashPointerTable(DashEhTable.open(checkParams(pool, options), true, techniques(options)));
+  }
+
+  /** The {@code insertTechniques} parameter, checked. */
+  private static int techniques(TableOptions options) {
+    long t = options.param(INSERT_TECHNIQUES, DEFAULT_INSERT_TECHNIQUES);
+    DashEhTable.checkTechniques(t);
+    return (int) t;
   }
 
   /**

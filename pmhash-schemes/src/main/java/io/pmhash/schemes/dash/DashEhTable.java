@@ -74,7 +74,7 @@ public final class DashEhTable implements LongHashTable {
   final AtomicLong merges = new AtomicLong();
   final AtomicLong halvings = new AtomicLong();
 
-  private DashEhTable(Pool pool, long header, int normal, int stash, long globalVersion, boolean pointer) {
+  private DashEhTable(Pool pool, long header, int normal, int stash, long globalVersion, boolean pointer, int techniques) {
     this.pool = pool;
     this.persistence = pool.persistence();
     this.epochs = pool.epochs();
@@ -82,7 +82,7 @@ public final class DashEhTable implements LongHashTable {
     this.stash = stash;
     this.normal = normal;
     this.globalVersion = globalVersion;
-    this.segments = new DashSegment(persistence, normal, stash, pointer, pool.allocator());
+    this.segments = new DashSegment(persistence, normal, stash, pointer, pool.allocator(), techniques);
     this.split = new DashSplit(this);
     this.recovery = new DashRecovery(this);
     this.merge = new DashMerge(this);
@@ -131,8 +131,17 @@ public final class DashEhTable implements LongHashTable {
    * @return the table
    */
   static DashEhTable create(Pool pool, int normal, int stash, long initialCapacity, boolean pointer) {
+    return create(pool, normal, stash, initialCapacity, pointer, DashSegment.TECHNIQUES_ALL);
+  }
+
+  /**
+   * {@link #create(Pool, int, int, long, boolean)} whose inserts use only some of Dash's insert
+   * techniques ({@link DashEhProvider#INSERT_TECHNIQUES}; not recorded in the pool).
+   */
+  static DashEhTable create(Pool pool, int normal, int stash, long initialCapacity, boolean pointer, int techniques) {
     checkStash(stash);
     checkNormal(normal);
+    checkTechniques(techniques);
     if (pool.root(0) != 0) {
       throw new IllegalStateException("pool already holds a table (root 0 is set)");
     }
@@ -176,7 +185,7 @@ public final class DashEhTable implements LongHashTable {
       pub.publish(dir).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
-    return new DashEhTable(pool, h, normal, stash, gv, pointer);
+    return new DashEhTable(pool, h, normal, stash, gv, pointer, techniques);
   }
 
   /**
@@ -206,6 +215,12 @@ public final class DashEhTable implements LongHashTable {
    *     missing or invalid
    */
   static DashEhTable open(Pool pool, boolean pointer) {
+    return open(pool, pointer, DashSegment.TECHNIQUES_ALL);
+  }
+
+  /** {@link #open(Pool, boolean)} whose inserts use only some of Dash's insert techniques (the Fig. 11 experiment). */
+  static DashEhTable open(Pool pool, boolean pointer, int techniques) {
+    checkTechniques(techniques);
     long h = pool.root(0);
     String where = pool.path() == null ? "volatile pool" : pool.path().toString();
     if (h == 0) {
@@ -259,7 +274,7 @@ public final class DashEhTable implements LongHashTable {
       // PERSIST(§4.8): the new global version is durable before any segment is recovered to it
       pool.persistence().persist(h + HDR_GLOBAL_VERSION, 8);
     }
-    return new DashEhTable(pool, h, normal, stash, gv, pointer);
+    return new DashEhTable(pool, h, normal, stash, gv, pointer, techniques);
   }
 
   /**
@@ -309,6 +324,13 @@ public final class DashEhTable implements LongHashTable {
     if (!validNormal(normal)) {
       throw new IllegalArgumentException("dash-eh parameter normalBuckets must be a power of two from "
           + MIN_NORMAL_BUCKETS + " to " + MAX_NORMAL_BUCKETS + " (1 KB to 128 KB segments of 256-byte buckets), got " + normal);
+    }
+  }
+
+  static void checkTechniques(long techniques) {
+    if (techniques < DashSegment.TECHNIQUES_BUCKETIZED || techniques > DashSegment.TECHNIQUES_ALL) {
+      throw new IllegalArgumentException("dash-eh parameter " + DashEhProvider.INSERT_TECHNIQUES + " must be 0..4 (0 the target"
+          + " bucket only, 1 + the probing bucket, 2 balanced insert, 3 + displacement, 4 + stashing: Dash), got " + techniques);
     }
   }
 

@@ -48,6 +48,25 @@ final class DashSegment {
   /** Result of {@link #insertLocked}: inserted. */
   static final int INSERTED = 1;
 
+  /*
+   * Insert techniques (Dash §6.6, Fig. 11), cumulative: each level adds one technique to the one
+   * below. Dash is TECHNIQUES_ALL; the others exist for the Fig. 11 experiment only, which
+   * measures how much load factor each technique buys. They change where a user's insert may
+   * place a record, never how a record is found (search always probes both buckets and, when
+   * the overflow metadata says so, the stash), so a table filled under any of them is a valid
+   * Dash table. Splits copy slots in place and merges move records with every technique.
+   */
+  /** Only the target bucket. */
+  static final int TECHNIQUES_BUCKETIZED = 0;
+  /** The target, then the probing bucket when the target is full (one step of linear probing). */
+  static final int TECHNIQUES_PROBING = 1;
+  /** Balanced insert: the less full of the target and probing bucket (Dash §4.3). */
+  static final int TECHNIQUES_BALANCED = 2;
+  /** Balanced insert and displacement (Dash §4.3). */
+  static final int TECHNIQUES_DISPLACEMENT = 3;
+  /** Dash: balanced insert, displacement and stashing. */
+  static final int TECHNIQUES_ALL = 4;
+
   final Persistence persistence;
   final int stash;
   /** Normal buckets per segment: a power of two, {@link DashLayout#MIN_NORMAL_BUCKETS}..{@link DashLayout#MAX_NORMAL_BUCKETS}. */
@@ -59,14 +78,17 @@ final class DashSegment {
   /** Pointer mode: pairs are {record offset, hash}; fixed at construction. */
   final boolean pointer;
   private final Allocator allocator;
+  /** Which insert techniques a user's insert uses: {@link #TECHNIQUES_ALL} but in the Fig. 11 experiment. */
+  final int techniques;
 
   /** Dash-LH's segments: {@link DashLayout#NORMAL_BUCKETS} normal buckets, inline. */
   DashSegment(Persistence persistence, int stash) {
-    this(persistence, NORMAL_BUCKETS, stash, false, null);
+    this(persistence, NORMAL_BUCKETS, stash, false, null, TECHNIQUES_ALL);
   }
 
-  DashSegment(Persistence persistence, int normal, int stash, boolean pointer, Allocator allocator) {
+  DashSegment(Persistence persistence, int normal, int stash, boolean pointer, Allocator allocator, int techniques) {
     this.persistence = persistence;
+    this.techniques = techniques;
     this.normal = normal;
     this.mask = normal - 1;
     this.stash = stash;
@@ -251,20 +273,27 @@ final class DashSegment {
 
   /** {@code r}: null for a pair that needs no ownership change, else the record being linked. */
   private int insert(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
+    if (techniques != TECHNIQUES_ALL && !all) {
+      return insertWithFewerTechniques(m, seg, y, b1, b2, key, value, fp, r);
+    }
     int bm1 = bitmap(m, b1);
     int bm2 = bitmap(m, b2);
     int c1 = count(bm1);
     int c2 = count(bm2);
     if (c1 < SLOTS || c2 < SLOTS) {
-      // balanced insert (Dash §4.3): the less full bucket, the target on a tie
-      if (c1 <= c2) {
-        put(m, b1, bm1, key, value, fp, false, r);
-      } else {
-        put(m, b2, bm2, key, value, fp, true, r);
-      }
+      putBalanced(m, b1, bm1, b2, bm2, key, value, fp, r);
       return INSERTED;
     }
     return insertSlow(m, seg, y, b1, b2, key, value, fp, all, r);
+  }
+
+  /** Balanced insert (Dash §4.3): into the less full of two buckets, the target on a tie; one has room. */
+  private void putBalanced(MemorySegment m, long b1, int bm1, long b2, int bm2, long key, long value, int fp, Reservation r) {
+    if (count(bm1) <= count(bm2)) {
+      put(m, b1, bm1, key, value, fp, false, r);
+    } else {
+      put(m, b2, bm2, key, value, fp, true, r);
+    }
   }
 
   /**
@@ -288,6 +317,51 @@ final class DashSegment {
   }
 
   private int insertSlow(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
+    if (displaceAndPut(m, seg, y, b1, b2, key, value, fp, all, r) == INSERTED) {
+      return INSERTED;
+    }
+    return stashInsert(m, seg, b1, b2, key, value, fp, all, r);
+  }
+
+  /**
+   * The Fig. 11 experiment's placement ({@link #techniques} below {@link #TECHNIQUES_ALL}): the
+   * same writes as Dash's, from fewer places. The persist orders are {@link #put}'s and {@link
+   * #displaceAndPut}'s.
+   */
+  private int insertWithFewerTechniques(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, Reservation r) {
+    int bm1 = bitmap(m, b1);
+    int c1 = count(bm1);
+    if (techniques == TECHNIQUES_BUCKETIZED || (techniques == TECHNIQUES_PROBING && c1 < SLOTS)) {
+      if (c1 == SLOTS) {
+        return FULL;
+      }
+      put(m, b1, bm1, key, value, fp, false, r);
+      return INSERTED;
+    }
+    int bm2 = bitmap(m, b2);
+    int c2 = count(bm2);
+    if (techniques == TECHNIQUES_PROBING) { // the target is full
+      if (c2 == SLOTS) {
+        return FULL;
+      }
+      put(m, b2, bm2, key, value, fp, true, r);
+      return INSERTED;
+    }
+    if (c1 < SLOTS || c2 < SLOTS) {
+      putBalanced(m, b1, bm1, b2, bm2, key, value, fp, r);
+      return INSERTED;
+    }
+    if (techniques == TECHNIQUES_DISPLACEMENT) {
+      return displaceAndPut(m, seg, y, b1, b2, key, value, fp, false, r);
+    }
+    return FULL;
+  }
+
+  /**
+   * Displacement, then the insert into the slot it freed; {@link #FULL} with nothing changed if
+   * neither neighbour can take a record.
+   */
+  private int displaceAndPut(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
     // displacement (Dash §4.3, Alg. 1 lines 23-26): move a record of b2 whose target is b2 to
     // its probing bucket y + 2, or a record of b1 whose target is y - 1 back to y - 1
     long b3 = bucket(seg, (y + 2) & mask);
@@ -324,7 +398,7 @@ final class DashSegment {
         }
       }
     }
-    return stashInsert(m, seg, b1, b2, key, value, fp, all, r);
+    return FULL;
   }
 
   /**
