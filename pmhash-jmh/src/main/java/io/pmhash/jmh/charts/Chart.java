@@ -286,13 +286,16 @@ final class Chart {
     return m == Double.MAX_VALUE ? 0 : m;
   }
 
-  /** The smallest of 1, 2, 2.5, 5 times a power of ten that is at least {@code v}. */
+  /**
+   * The smallest of 1, 1.25, 2, 2.5, 5 times a power of ten that is at least {@code v} (1.25: a
+   * load factor of 1.0 gets an axis to 1.25, not 2).
+   */
   static double niceMax(double v) {
     if (!(v > 0)) {
       return 1;
     }
     double p = Math.pow(10, Math.floor(Math.log10(v)));
-    for (double m : new double[] {1, 2, 2.5, 5, 10}) {
+    for (double m : new double[] {1, 1.25, 2, 2.5, 5, 10}) {
       if (m * p >= v * 1.0001) {
         return m * p;
       }
@@ -320,6 +323,6 @@ final class Chart {
     if (a >= 10 || v == Math.rint(v)) {
       return String.format(Locale.ROOT, "%.0f", v);
     }
-    return String.format(Locale.ROOT, a >= 1 ? "%.1f" : "%.2f", v);
+    return String.format(Locale.ROOT, a >= 1 && v * 10 == Math.rint(v * 10) ? "%.1f" : "%.2f", v);
   }
 }

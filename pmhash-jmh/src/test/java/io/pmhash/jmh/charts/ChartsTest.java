@@ -81,9 +81,13 @@ class ChartsTest {
     assertEquals(5.0, Chart.niceMax(4.2));
     assertEquals(250.0, Chart.niceMax(201));
     assertEquals(1.0, Chart.niceMax(0));
+    assertEquals(1.25, Chart.niceMax(1.0));
+    assertEquals(2.0, Chart.niceMax(1.3));
     assertEquals("4M", Chart.format(4_000_000));
     assertEquals("2.5M", Chart.format(2_500_000));
     assertEquals("0.25", Chart.format(0.25));
+    assertEquals("1.25", Chart.format(1.25));
+    assertEquals("2.5", Chart.format(2.5));
   }
 
   private static boolean contains(BufferedImage img, int rgb) {
