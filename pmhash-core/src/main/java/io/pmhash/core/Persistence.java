@@ -1,5 +1,6 @@
 package io.pmhash.core;
 
+import io.pmhash.core.concurrent.SwitchPoint;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.LongAdder;
@@ -54,6 +55,7 @@ public abstract class Persistence {
 
   /** Waits until every line this thread flushed is durable; orders later stores after it. */
   public final void drain() {
+    SwitchPoint.here(); // a model checker may run another thread between two persist steps
     VarHandle.releaseFence();
     drains.increment();
     drainFlushes();

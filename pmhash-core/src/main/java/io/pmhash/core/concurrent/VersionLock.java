@@ -213,18 +213,22 @@ public final class VersionLock {
   }
 
   private static int version(MemorySegment segment, long offset) {
+    SwitchPoint.here();
     return (int) WORD.get(segment, offset);
   }
 
   private static int versionAcquire(MemorySegment segment, long offset) {
+    SwitchPoint.here();
     return (int) WORD.getAcquire(segment, offset);
   }
 
   private static boolean casVersion(MemorySegment segment, long offset, int expected, int value) {
+    SwitchPoint.here();
     return (boolean) WORD.compareAndSet(segment, offset, expected, value);
   }
 
   private static void setVersionRelease(MemorySegment segment, long offset, int value) {
+    SwitchPoint.here();
     WORD.setRelease(segment, offset, value);
   }
 

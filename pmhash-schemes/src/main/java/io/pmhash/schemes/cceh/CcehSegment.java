@@ -3,6 +3,7 @@ package io.pmhash.schemes.cceh;
 import static io.pmhash.schemes.cceh.CcehLayout.*;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.core.concurrent.SwitchPoint;
 import io.pmhash.schemes.internal.Damage;
 import java.lang.foreign.MemorySegment;
 
@@ -38,6 +39,7 @@ final class CcehSegment {
   // ---------------------------------------------------------------- lock
 
   static void readLock(MemorySegment m, long seg) {
+    SwitchPoint.here();
     long off = seg + SEG_LOCK;
     long w = (long) LONG.getVolatile(m, off);
     if ((w & (WRITER | WRITER_WAITING)) == 0 && LONG.compareAndSet(m, off, w, w + 1)) {
@@ -65,10 +67,12 @@ final class CcehSegment {
   }
 
   static void readUnlock(MemorySegment m, long seg) {
+    SwitchPoint.here();
     long unused = (long) LONG.getAndAdd(m, seg + SEG_LOCK, -1L);
   }
 
   static void writeLock(MemorySegment m, long seg) {
+    SwitchPoint.here();
     long off = seg + SEG_LOCK;
     long w = (long) LONG.getVolatile(m, off);
     if ((w & ~WRITER_WAITING) == 0 && LONG.compareAndSet(m, off, w, WRITER)) {
@@ -96,6 +100,7 @@ final class CcehSegment {
   }
 
   static void writeUnlock(MemorySegment m, long seg) {
+    SwitchPoint.here();
     // a writer that waits re-sets its flag; clearing it here is harmless
     LONG.setRelease(m, seg + SEG_LOCK, 0L);
   }

@@ -3,6 +3,7 @@ package io.pmhash.schemes.internal;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.concurrent.SwitchPoint;
 import io.pmhash.core.concurrent.VersionLock;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -255,6 +256,7 @@ public final class Damage {
    * @return false once the bound is used up (nothing waited)
    */
   private static boolean pause(int step) {
+    SwitchPoint.here();
     if (step < SPINS) {
       Thread.onSpinWait();
     } else if (step < SPINS + STUCK_LOCK_MILLIS) {

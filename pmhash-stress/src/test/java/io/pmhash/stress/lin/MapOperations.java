@@ -1,5 +1,6 @@
 package io.pmhash.stress.lin;
 
+import io.pmhash.core.PoolOptions;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
@@ -17,10 +18,14 @@ import org.jetbrains.lincheck.datastructures.Validate;
  * per scenario through the no-argument constructor, so the scheme cannot be a constructor
  * argument.
  *
- * <p>One table per scheme serves every scenario (a pool per scenario would map thousands of
- * pools): the constructor empties it by removing the key range, so every scenario starts from
- * the empty map of {@link SequentialMap}, the specification. Between scenarios no operation is
- * in flight, so this is exact.
+ * <p>Under stress testing one table per scheme serves every scenario (a pool per scenario would
+ * map thousands of pools): the constructor empties it by removing the key range, so every
+ * scenario starts from the empty map of {@link SequentialMap}, the specification. Between stress
+ * scenarios no operation is in flight, so this is exact. The model checker, however, may end an
+ * invocation by unwinding its threads wherever they are (once it has seen enough of an
+ * interleaving), which can leave a pool lock held; a table shared across its invocations would
+ * then block the next one. {@link #freshTables} therefore gives every instance a new small
+ * volatile table and closes the previous one.
  *
  * <p>{@code size()} is exact only when no operation is in flight ({@link LongHashTable#size()});
  * it is therefore not a Lincheck operation but checked after every scenario by {@link
@@ -37,16 +42,54 @@ public class MapOperations {
 
   private static final Map<String, LongHashTable> TABLES = new ConcurrentHashMap<>();
   private static volatile String scheme;
+  private static volatile boolean fresh;
+  private static LongHashTable last;
+
+  /** Pool size of a fresh table: room for a few segments of every scheme. */
+  private static final long FRESH_POOL_BYTES = 4L << 20;
 
   /** The table of this scenario. */
   final LongHashTable table;
 
   /** A scenario's instance: the scheme's table, emptied. */
   public MapOperations() {
-    table = table(scheme);
-    for (int k = 1; k <= KEYS; k++) {
-      table.remove(k);
+    table = scenarioTable();
+  }
+
+  /**
+   * The table a new scenario instance works on: of the scheme {@link #use} named, empty.
+   *
+   * @return a fresh table ({@link #freshTables}) or the scheme's shared table, emptied
+   */
+  static LongHashTable scenarioTable() {
+    if (fresh) {
+      return freshTable(scheme);
     }
+    LongHashTable shared = table(scheme);
+    for (int k = 1; k <= KEYS; k++) {
+      shared.remove(k);
+    }
+    return shared;
+  }
+
+  /**
+   * Whether each instance gets a new table ({@code true}, for the model checker) or the
+   * scheme's shared table, emptied ({@code false}, the default, for stress testing).
+   *
+   * @param on the mode
+   */
+  static void freshTables(boolean on) {
+    fresh = on;
+  }
+
+  private static synchronized LongHashTable freshTable(String name) {
+    LongHashTable previous = last;
+    last = PmHash.createVolatile(TableOptions.scheme(name)
+        .withPoolOptions(PoolOptions.defaults().withInitialSize(FRESH_POOL_BYTES)));
+    if (previous != null) {
+      previous.close();
+    }
+    return last;
   }
 
   /**
@@ -63,9 +106,13 @@ public class MapOperations {
   }
 
   /** Closes every table built so far. */
-  static void closeAll() {
+  static synchronized void closeAll() {
     TABLES.values().forEach(LongHashTable::close);
     TABLES.clear();
+    if (last != null) {
+      last.close();
+      last = null;
+    }
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.pmhash.stress.lin;
 
 import io.pmhash.map.LongHashTable;
-import io.pmhash.map.PmHash;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
@@ -18,11 +17,9 @@ import org.jetbrains.lincheck.datastructures.Param;
 public class NonAtomicPutIfAbsent {
   private final LongHashTable table;
 
-  /** A scenario's instance: the first scheme's table, emptied. */
+  /** A scenario's instance: an empty table of the scheme {@link MapOperations#use} named. */
   public NonAtomicPutIfAbsent() {
-    table = MapOperations.table(PmHash.schemes().keySet().iterator().next());
-    table.remove(1);
-    table.remove(2);
+    table = MapOperations.scenarioTable();
   }
 
   /**
