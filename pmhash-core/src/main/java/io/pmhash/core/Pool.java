@@ -3,6 +3,7 @@ package io.pmhash.core;
 import static io.pmhash.core.internal.PoolHeader.*;
 
 import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.alloc.EpochDeferredFree;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.internal.Libc;
@@ -96,6 +97,8 @@ public final class Pool implements AutoCloseable {
   private final long poolId;
   private final Lanes lanes;
   private final Allocator allocator;
+  /** The allocator NVLH and NVDH use: the backend's, or {@link #allocator}'s seam. */
+  private final SchemeAllocator schemeAllocator;
   private final UndoLog undoLog;
   private final EpochReclaimer epochs;
   private final PoolBackend.Region host;
@@ -149,7 +152,9 @@ public final class Pool implements AutoCloseable {
     // Pool is final and these constructors only record the reference.
     this.lanes = new Lanes(this);
     this.allocator = new Allocator(this, lanes);
-    this.undoLog = new UndoLog(lanes, allocator, host == null ? null : host.transactions().orElse(null));
+    PoolBackend.Allocation hostAllocation = host == null ? null : host.allocation().orElse(null);
+    this.schemeAllocator = hostAllocation != null ? hostAllocation : allocator.schemeAllocator();
+    this.undoLog = new UndoLog(lanes, allocator, host == null ? null : host.transactions().orElse(null), hostAllocation);
     this.epochs = new EpochReclaimer();
     allocator.useDeferredFree(new EpochDeferredFree(epochs));
   }
@@ -848,6 +853,18 @@ public final class Pool implements AutoCloseable {
   /** @return the allocator of this pool's heap */
   public Allocator allocator() {
     return allocator;
+  }
+
+  /**
+   * The allocator of the schemes whose readers and writers all hold the table's lock (NVLH,
+   * NVDH): on a backend with an allocator of its own (the llpl pool: PMDK), that allocator, whose
+   * blocks are outside the pool's heap; otherwise this pool's {@link #allocator()} behind the
+   * seam. Transactions' {@code alloc} and {@code free} use the same one.
+   *
+   * @return the seam
+   */
+  public SchemeAllocator schemeAllocator() {
+    return schemeAllocator;
   }
 
   /** @return failure-atomic transactions over this pool */

@@ -29,7 +29,7 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.splitPointer;
 
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.schemes.internal.Damage;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -161,7 +161,7 @@ final class NvlhRecovery {
 
   private static long[] readDirectory(Pool pool, long h, int segShift, long needed) {
     MemorySegment m = pool.memory();
-    Allocator a = pool.allocator();
+    SchemeAllocator a = pool.schemeAllocator();
     long segBytes = BUCKET_BYTES << segShift;
     long[] segs = new long[(int) Math.max(4, needed)];
     for (long g = 0; ; g++) {
@@ -200,11 +200,11 @@ final class NvlhRecovery {
       consumeCleanCount(t.pool, t.header + HDR_CLEAN_SIZE);
       return;
     }
-    Allocator a = t.pool.allocator();
+    SchemeAllocator a = t.pool.schemeAllocator();
     long records = 0;
     long overflow = 0;
     long buckets = t.bucketCount(t.state);
-    long owned = a.stats().blocksOwned();
+    long owned = a.blocksOwned();
     for (long b = 0; b < buckets; b++) {
       long head = t.bucketOffset(b);
       for (long x = head; x != 0; x = NvlhBucket.next(m, x)) {
