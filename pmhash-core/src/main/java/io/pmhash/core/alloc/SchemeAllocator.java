@@ -13,9 +13,11 @@ package io.pmhash.core.alloc;
  * be reading it. Dash, CCEH, level hashing, ESH and the group scheme use {@link Allocator}
  * directly ({@link io.pmhash.core.Pool#allocator()}), whose frees wait for a grace period.
  *
- * <p>Persist contract, as for {@link Allocator}: a reserved block is not owned persistently until
- * a publish of it commits; a crash before leaks nothing. The caller flushes a block's contents
- * before publishing it, and owns every destination word exclusively until the publish returns.
+ * <p>Persist contract: a reserved block is not owned persistently until a publish of it commits;
+ * a crash before leaks nothing. The caller persists (flushes and drains) a block's contents
+ * before publishing it: PMDK's publish persists its own metadata and the stored words only,
+ * where pmhash's {@link Publication} would drain the caller's flushes with its entries. The
+ * caller owns every destination word exclusively until the publish returns.
  */
 public interface SchemeAllocator {
   /**

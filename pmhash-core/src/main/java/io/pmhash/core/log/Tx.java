@@ -66,8 +66,17 @@ import java.lang.foreign.ValueLayout;
  *       lane's entries are invalid and the bits stay.
  * </ol>
  *
- * A rollback aborts the backend's transaction (it restores the ranges), then undoes the lane's
- * entries as above. Such a commit costs pmhash one or two drains when the transaction allocated
+ * When the backend also has an allocator ({@link PoolBackend.Region#allocation()}: the llpl
+ * pool's PMDK), step 3 is instead (3') {@link #alloc} and {@link #free} by that allocator inside
+ * the backend's transaction ({@link PoolBackend.Allocation#txAlloc}, {@link
+ * PoolBackend.Allocation#txFree}: {@code pmemobj_tx_xalloc}/{@code _xfree}), with no lane entry;
+ * at commit (4a') the allocated blocks are flushed and drained, then (e) the backend's commit
+ * makes the ranges, the links and the allocations durable together: a crash before it rolls the
+ * allocations and frees back with the ranges, so nothing leaks. Steps 4a-4d do not occur (no
+ * lane entries).
+ *
+ * <p>A rollback aborts the backend's transaction (it restores the ranges, and undoes a backend
+ * allocator's allocations and frees), then undoes the lane's entries as above. Such a commit costs pmhash one or two drains when the transaction allocated
  * or freed and none otherwise, plus what the backend's commit costs (its own flushes, which
  * {@link Persistence#stats()} does not count). The backend's transaction is the calling thread's:
  * begin, use and close a {@code Tx} on one thread.

@@ -28,15 +28,18 @@ public interface PoolBackend {
   /**
    * Creates the backend's file at {@code path} with a zero-filled pool extent ({@link
    * Region#poolOffset()} to {@link Region#poolEnd()}) of at least {@code size} bytes, 4096-byte
-   * aligned, for a new pool.
+   * aligned, for a new pool, and at least {@code allocationRoom} bytes more for its own {@link
+   * Region#allocation() allocator}, if it has one.
    *
    * @param path the file to create; does not exist
    * @param size the region size the pool needs
+   * @param allocationRoom bytes the backend's allocator should be able to hand out beside the pool
+   *     ({@link io.pmhash.core.PoolOptions#backendAllocation()})
    * @return the open region
    * @throws io.pmhash.core.BackendUnavailableException if the backend's library cannot load
    * @throws IOException if the file cannot be created; it is deleted again
    */
-  Region create(Path path, long size) throws IOException;
+  Region create(Path path, long size, long allocationRoom) throws IOException;
 
   /**
    * Opens the region of an existing file the backend created.

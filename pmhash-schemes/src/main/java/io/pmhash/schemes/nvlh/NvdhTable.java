@@ -166,7 +166,7 @@ public final class NvdhTable implements LongHashTable {
   public static NvdhTable open(Pool pool, boolean transactional) {
     long h = pool.root(0);
     MemorySegment m = pool.memory();
-    if (h == 0 || h < pool.heapOffset() || (h & 63) != 0 || h + NvdhLayout.TABLE_HEADER.byteSize() > m.byteSize()) {
+    if (!NvlhRecovery.namesHeader(pool, h, NvdhLayout.TABLE_HEADER.byteSize())) {
       throw NvlhRecovery.corrupt("nvdh: root 0 (" + h + ") does not name a table header");
     }
     if ((long) LONG.get(m, h + HDR_MAGIC) != NvdhLayout.MAGIC) {
