@@ -3,6 +3,7 @@ package io.pmhash.core;
 import static io.pmhash.core.internal.PoolHeader.*;
 
 import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.alloc.EpochDeferredFree;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.internal.Libc;
@@ -61,7 +62,9 @@ import jdk.nio.mapmode.ExtendedMapMode;
  * PMDK's allocator holds ({@link PoolBackend}, module {@code pmhash-llpl}, {@code docs/llpl.md}):
  * the same header, lanes and heap, reached through a {@link MemorySegment} over PMDK's mapping,
  * so schemes run unchanged. {@link #open} recognises such a file by PMDK's signature and the
- * backend id in the header; such a pool keeps the size it was created with.
+ * backend id in the header; such a pool keeps the size it was created with. The schemes that take
+ * their blocks through {@link #schemeAllocator()} (NVLH, NVDH) get PMDK's allocator there: their
+ * blocks are PMDK objects beside the pool's block.
  *
  * <h2>Thread safety</h2>
  *
@@ -96,6 +99,8 @@ public final class Pool implements AutoCloseable {
   private final long poolId;
   private final Lanes lanes;
   private final Allocator allocator;
+  /** The allocator NVLH and NVDH use: the backend's, or {@link #allocator}'s seam. */
+  private final SchemeAllocator schemeAllocator;
   private final UndoLog undoLog;
   private final EpochReclaimer epochs;
   private final PoolBackend.Region host;
@@ -149,7 +154,9 @@ public final class Pool implements AutoCloseable {
     // Pool is final and these constructors only record the reference.
     this.lanes = new Lanes(this);
     this.allocator = new Allocator(this, lanes);
-    this.undoLog = new UndoLog(lanes, allocator, host == null ? null : host.transactions().orElse(null));
+    PoolBackend.Allocation hostAllocation = host == null ? null : host.allocation().orElse(null);
+    this.schemeAllocator = hostAllocation != null ? hostAllocation : allocator.schemeAllocator();
+    this.undoLog = new UndoLog(lanes, allocator, host == null ? null : host.transactions().orElse(null), hostAllocation);
     this.epochs = new EpochReclaimer();
     allocator.useDeferredFree(new EpochDeferredFree(epochs));
   }
@@ -356,7 +363,7 @@ public final class Pool implements AutoCloseable {
       }
       requireBackend(options, PoolOptions.BACKEND_FFM, path);
       MemorySegment header = readHeader(channel, path, actual);
-      long expected = validateHeader(header, path, actual, BACKEND_FFM_FILE, 0);
+      long expected = validateHeader(header, path, actual, BACKEND_FFM_FILE, 0, 0);
       checkScheme(header, path, options);
       boolean clean = u64(header, CLEAN_SHUTDOWN_OFFSET) == 1;
       // The file may be longer than the header says if a growth was interrupted after the
@@ -392,11 +399,11 @@ public final class Pool implements AutoCloseable {
             Arena arena = Arena.ofConfined()) {
           actual = region.poolEnd();
           header = hostedHeader(region, arena, path);
-          expected = validateHeader(header, path, actual, BACKEND_LLPL, region.poolOffset());
+          expected = validateHeader(header, path, actual, BACKEND_LLPL, region.poolOffset(), region.size());
         }
       } else {
         header = readHeader(channel, path, actual);
-        expected = validateHeader(header, path, actual, BACKEND_FFM_FILE, 0);
+        expected = validateHeader(header, path, actual, BACKEND_FFM_FILE, 0, 0);
       }
       int n = u32(header, SCHEME_PARAM_COUNT_OFFSET);
       long[] params = new long[n];
@@ -458,10 +465,11 @@ public final class Pool implements AutoCloseable {
 
   /**
    * Validates every header field of a header found at pool offset {@code origin} (0 but in a
-   * hosted region), whose pool may extend to {@code actual}. Returns the recorded size (the
-   * offset where the pool ends).
+   * hosted region), whose pool may extend to {@code actual}; a hosted region's roots may point
+   * anywhere in its {@code regionSize} bytes (0: only into the heap). Returns the recorded size
+   * (the offset where the pool ends).
    */
-  private static long validateHeader(MemorySegment h, Path path, long actual, int expectedBackend, long origin) throws PoolException {
+  private static long validateHeader(MemorySegment h, Path path, long actual, int expectedBackend, long origin, long regionSize) throws PoolException {
     int stored = u32(h, CRC_OFFSET);
     int computed = checksum(h);
     if (stored != computed) {
@@ -516,7 +524,10 @@ public final class Pool implements AutoCloseable {
     check(u64(h, RESERVED_MUTABLE_OFFSET) == 0, path, "reserved word is not zero");
     for (int i = 0; i < ROOT_COUNT; i++) {
       long root = u64(h, rootOffset(i));
-      check(root == 0 || (root >= heap && root < fileSize && (root & 7) == 0), path, "root " + i + " = " + root + " does not point into the heap [" + heap + ", " + fileSize + ")");
+      // A hosted pool's roots may also name blocks its backend allocated (Region.allocation()), anywhere in the region.
+      boolean inRegion = regionSize > 0 && root > 0 && root < regionSize;
+      check(root == 0 || ((inRegion || (root >= heap && root < fileSize)) && (root & 7) == 0), path, "root " + i + " = " + root
+          + " does not point into the heap [" + heap + ", " + fileSize + ")" + (regionSize > 0 ? " or the region [0, " + regionSize + ")" : ""));
     }
     for (long i = RESERVED_TAIL_OFFSET; i < HEADER_SIZE; i += 8) {
       check(u64(h, i) == 0, path, "reserved header bytes at " + i + " are not zero");
@@ -762,7 +773,7 @@ public final class Pool implements AutoCloseable {
       throw new FileAlreadyExistsException(path.toString(), null, Files.isDirectory(path)
           ? "a directory is there: give the path of the pool file to create inside it" : "a pool is created in a new file");
     }
-    PoolBackend.Region region = backend(PoolOptions.BACKEND_LLPL, path).create(path, g.size + g.chunk);
+    PoolBackend.Region region = backend(PoolOptions.BACKEND_LLPL, path).create(path, g.size + g.chunk, options.backendAllocation());
     Arena arena = Arena.ofShared();
     FileChannel channel = null;
     boolean done = false;
@@ -814,7 +825,7 @@ public final class Pool implements AutoCloseable {
     try {
       MemorySegment header = hostedHeader(region, arena, path);
       long origin = region.poolOffset();
-      validateHeader(header, path, region.poolEnd(), BACKEND_LLPL, origin);
+      validateHeader(header, path, region.poolEnd(), BACKEND_LLPL, origin, region.size());
       checkScheme(header, path, options);
       boolean clean = u64(header, CLEAN_SHUTDOWN_OFFSET) == 1;
       long size = region.poolEnd() - region.poolEnd() % u64(header, CHUNK_SIZE_OFFSET);
@@ -848,6 +859,18 @@ public final class Pool implements AutoCloseable {
   /** @return the allocator of this pool's heap */
   public Allocator allocator() {
     return allocator;
+  }
+
+  /**
+   * The allocator of the schemes whose readers and writers all hold the table's lock (NVLH,
+   * NVDH): on a backend with an allocator of its own (the llpl pool: PMDK), that allocator, whose
+   * blocks are outside the pool's heap; otherwise this pool's {@link #allocator()} behind the
+   * seam. Transactions' {@code alloc} and {@code free} use the same one.
+   *
+   * @return the seam
+   */
+  public SchemeAllocator schemeAllocator() {
+    return schemeAllocator;
   }
 
   /** @return failure-atomic transactions over this pool */

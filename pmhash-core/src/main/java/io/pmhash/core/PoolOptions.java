@@ -45,7 +45,8 @@ public final class PoolOptions {
           DEFAULT_LANE_SIZE,
           DEFAULT_CHUNK_SIZE,
           null,
-          null);
+          null,
+          0);
 
   /** The built-in backend: a file mapped through the FFM API (the default). */
   public static final String BACKEND_FFM = "ffm";
@@ -68,6 +69,7 @@ public final class PoolOptions {
   private final long chunkSize;
   private final Supplier<? extends Persistence> persistence;
   private final String backend;
+  private final long backendAllocation;
 
   private PoolOptions(
       Durability durability,
@@ -80,7 +82,8 @@ public final class PoolOptions {
       int laneSize,
       long chunkSize,
       Supplier<? extends Persistence> persistence,
-      String backend) {
+      String backend,
+      long backendAllocation) {
     this.durability = durability;
     this.initialSize = initialSize;
     this.maxSize = maxSize;
@@ -92,6 +95,7 @@ public final class PoolOptions {
     this.chunkSize = chunkSize;
     this.persistence = persistence;
     this.backend = backend;
+    this.backendAllocation = backendAllocation;
   }
 
   /**
@@ -115,7 +119,7 @@ public final class PoolOptions {
       int laneBytes,
       long chunk,
       Supplier<? extends Persistence> p) {
-    return new PoolOptions(d, initial, max, s, sv, sp, lanes, laneBytes, chunk, p, backend);
+    return new PoolOptions(d, initial, max, s, sv, sp, lanes, laneBytes, chunk, p, backend, backendAllocation);
   }
 
   /**
@@ -228,7 +232,29 @@ public final class PoolOptions {
           + "' (a file mapped through the FFM API, the default) or '" + BACKEND_LLPL + "' (a PMDK pool through llpl)");
     }
     return new PoolOptions(durability, initialSize, maxSize, scheme, schemeVersion, schemeParams,
-        laneCount, laneSize, chunkSize, persistence, name);
+        laneCount, laneSize, chunkSize, persistence, name, backendAllocation);
+  }
+
+  /**
+   * Room for a backend's own allocator ({@link io.pmhash.core.spi.PoolBackend.Region#allocation()}),
+   * beside the pool, when the backend has one: on the llpl backend, bytes of the PMDK pool outside
+   * the pmhash pool's block, where PMDK allocates the blocks of NVLH and NVDH ({@code
+   * docs/llpl.md}). {@link io.pmhash.map.PmHash} sets it for those schemes; FFM pools ignore it.
+   *
+   * @param bytes the room, 0 (the default) for none beyond the backend's fixed overhead
+   * @return a copy with this room
+   */
+  public PoolOptions withBackendAllocation(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("backend allocation room must not be negative, got " + bytes);
+    }
+    return new PoolOptions(durability, initialSize, maxSize, scheme, schemeVersion, schemeParams,
+        laneCount, laneSize, chunkSize, persistence, backend, bytes);
+  }
+
+  /** @return the room for the backend's own allocator ({@link #withBackendAllocation}) */
+  public long backendAllocation() {
+    return backendAllocation;
   }
 
   /** @return the backend chosen with {@link #withBackend}, or null when none was (FFM at create, the file's at open) */
@@ -301,6 +327,7 @@ public final class PoolOptions {
         + ", scheme=" + scheme + " v" + schemeVersion + " " + Arrays.toString(schemeParams)
         + ", lanes=" + laneCount + "x" + laneSize + ", chunk=" + chunkSize
         + (persistence != null ? ", custom persistence" : "")
-        + (backend != null ? ", backend=" + backend : "") + "]";
+        + (backend != null ? ", backend=" + backend : "")
+        + (backendAllocation > 0 ? ", backendAllocation=" + backendAllocation : "") + "]";
   }
 }

@@ -268,6 +268,12 @@ public final class PmHash {
 
   /** The pool options with the scheme's header parameters, then (for a map) the map's at 5..7. */
   private static PoolOptions poolOptions(SchemeProvider provider, TableOptions options, long[] map) {
+    PoolOptions base = options.poolOptions();
+    if (provider.usesSchemeAllocator() && PoolOptions.BACKEND_LLPL.equals(base.backend())) {
+      // The scheme's blocks are PMDK's, beside the pool (docs/llpl.md): the initial size goes to
+      // PMDK; the pool keeps its header, lanes and one chunk.
+      base = base.withBackendAllocation(base.initialSize()).withInitialSize(1);
+    }
     Map<String, Long> known = provider.defaultParams();
     for (String name : options.params().keySet()) {
       if (!known.containsKey(name)) {
@@ -277,7 +283,7 @@ public final class PmHash {
     }
     long[] own = provider.headerParams(options);
     if (map.length == 0) {
-      return options.poolOptions().withScheme(provider.name(), provider.layoutVersion(), own);
+      return base.withScheme(provider.name(), provider.layoutVersion(), own);
     }
     if (own.length > MAP_PARAM) {
       throw new IllegalStateException("scheme '" + provider.name() + "' records " + own.length
@@ -286,7 +292,7 @@ public final class PmHash {
     long[] all = new long[MAP_PARAM + map.length];
     System.arraycopy(own, 0, all, 0, own.length);
     System.arraycopy(map, 0, all, MAP_PARAM, map.length);
-    return options.poolOptions().withScheme(provider.name(), provider.layoutVersion(), all);
+    return base.withScheme(provider.name(), provider.layoutVersion(), all);
   }
 
   private interface Builder<T> {

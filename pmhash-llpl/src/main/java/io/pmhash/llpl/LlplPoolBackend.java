@@ -26,9 +26,9 @@ public final class LlplPoolBackend implements PoolBackend {
   }
 
   @Override
-  public Region create(Path path, long size) throws IOException {
+  public Region create(Path path, long size, long allocationRoom) throws IOException {
     try {
-      return LlplRegion.create(path, size);
+      return LlplRegion.create(path, size, allocationRoom);
     } catch (NoClassDefFoundError e) {
       throw missingJar(path, e);
     }

@@ -44,7 +44,9 @@ import java.util.Optional;
  * <p>PMDK allocates the pool block once, at create; pmhash's own allocator, lanes and redo
  * records run inside it as in a file. Transactions are PMDK's ({@link #transactions()}, {@link
  * PmdkTransactions}): their snapshots live in PMDK's undo log, which PMDK grows into the pool's
- * free space beside the block.
+ * free space beside the block. NVLH's and NVDH's blocks are PMDK objects beside the block too
+ * ({@link #allocation()}, {@link PmdkAllocation}); the other schemes' come from pmhash's
+ * allocator inside it.
  */
 final class LlplRegion implements PoolBackend.Region {
   /** llpl's size word before a (non-compact) block's payload. */
@@ -66,6 +68,7 @@ final class LlplRegion implements PoolBackend.Region {
   private final long poolOffset;
   private final long poolEnd;
   private final PmdkTransactions transactions;
+  private final PmdkAllocation allocation;
   private boolean closed;
 
   private LlplRegion(Heap heap, Path path, long handle, long base, long size, long poolOffset, long poolEnd,
@@ -78,15 +81,20 @@ final class LlplRegion implements PoolBackend.Region {
     this.poolOffset = poolOffset;
     this.poolEnd = poolEnd;
     this.transactions = transactions;
+    this.allocation = new PmdkAllocation(path, base);
   }
 
-  /** Creates the PMDK pool, its one block, zeroes the block and links it as the llpl root. */
-  static LlplRegion create(Path path, long size) throws IOException {
+  /**
+   * Creates the PMDK pool, its one block, zeroes the block and links it as the llpl root. The
+   * PMDK pool gets {@code allocationRoom} bytes more, plus a quarter of them for PMDK's object
+   * headers and the rounding of its size classes, for the objects {@link PmdkAllocation} hands out.
+   */
+  static LlplRegion create(Path path, long size, long allocationRoom) throws IOException {
     requireLoaded(path);
     long blockSize = size + PAGE;
     Heap heap;
     try {
-      heap = Heap.createHeap(path.toString(), blockSize + blockSize / 32 + PMDK_OVERHEAD);
+      heap = Heap.createHeap(path.toString(), blockSize + blockSize / 32 + PMDK_OVERHEAD + allocationRoom + allocationRoom / 4);
     } catch (HeapException | IllegalArgumentException e) {
       Files.deleteIfExists(path);
       throw new PoolException("cannot create the PMDK pool " + path + " through llpl (" + e.getMessage()
@@ -205,6 +213,17 @@ final class LlplRegion implements PoolBackend.Region {
   @Override
   public Optional<PoolBackend.Transactions> transactions() {
     return Optional.of(transactions);
+  }
+
+  /** @return PMDK's allocator for NVLH's and NVDH's blocks ({@link PmdkAllocation}) */
+  @Override
+  public Optional<PoolBackend.Allocation> allocation() {
+    return Optional.of(allocation);
+  }
+
+  /** @return PMDK's allocator over this region, for tests */
+  PmdkAllocation pmdkAllocation() {
+    return allocation;
   }
 
   @Override

@@ -2,13 +2,7 @@ package io.pmhash.llpl;
 
 import io.pmhash.core.BackendUnavailableException;
 import io.pmhash.core.spi.PoolBackend;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 
 /**
@@ -70,7 +64,7 @@ final class PmdkTransactions implements PoolBackend.Transactions {
    * @throws BackendUnavailableException if libpmemobj's transaction functions cannot be bound
    */
   static PmdkTransactions bind(Path path, long pool) throws BackendUnavailableException {
-    Throwable failed = Lib.FAILURE;
+    Throwable failed = Pmemobj.FAILURE;
     if (failed != null) {
       throw new BackendUnavailableException(path + ": the llpl backend cannot bind PMDK's transaction functions in"
           + " libpmemobj.so.1 (" + failed + "): install PMDK's libpmemobj1 (1.x) and run with"
@@ -92,7 +86,7 @@ final class PmdkTransactions implements PoolBackend.Transactions {
     }
     int r;
     try {
-      r = (int) Lib.BEGIN.invokeExact(MemorySegment.ofAddress(pool), MemorySegment.NULL, TX_PARAM_NONE);
+      r = (int) Pmemobj.BEGIN.invokeExact(MemorySegment.ofAddress(pool), MemorySegment.NULL, TX_PARAM_NONE);
     } catch (Throwable t) {
       throw unexpected("pmemobj_tx_begin", t);
     }
@@ -108,7 +102,7 @@ final class PmdkTransactions implements PoolBackend.Transactions {
     requireWork("add a range to");
     int r;
     try {
-      r = (int) Lib.ADD_RANGE.invokeExact(MemorySegment.ofAddress(pool + offset), length, POBJ_XADD_NO_ABORT);
+      r = (int) Pmemobj.ADD_RANGE.invokeExact(MemorySegment.ofAddress(pool + offset), length, POBJ_XADD_NO_ABORT);
     } catch (Throwable t) {
       throw unexpected("pmemobj_tx_xadd_range_direct", t);
     }
@@ -127,11 +121,11 @@ final class PmdkTransactions implements PoolBackend.Transactions {
     }
     int r;
     try {
-      Lib.COMMIT.invokeExact();
+      Pmemobj.COMMIT.invokeExact();
       if (HALT_AFTER) {
         Runtime.getRuntime().halt(78);
       }
-      r = (int) Lib.END.invokeExact();
+      r = (int) Pmemobj.END.invokeExact();
     } catch (Throwable t) {
       throw unexpected("pmemobj_tx_commit", t);
     }
@@ -148,9 +142,9 @@ final class PmdkTransactions implements PoolBackend.Transactions {
     }
     try {
       if (stage == TX_STAGE_WORK) {
-        Lib.ABORT.invokeExact(ECANCELED);
+        Pmemobj.ABORT.invokeExact(ECANCELED);
       }
-      int ignored = (int) Lib.END.invokeExact(); // the abort's own errnum, ECANCELED
+      int ignored = (int) Pmemobj.END.invokeExact(); // the abort's own errnum, ECANCELED
     } catch (Throwable t) {
       throw unexpected("pmemobj_tx_abort", t);
     }
@@ -161,7 +155,7 @@ final class PmdkTransactions implements PoolBackend.Transactions {
     return "PMDK's undo log (libpmemobj.so.1 pmemobj_tx_*, through FFM)";
   }
 
-  private void requireWork(String what) {
+  static void requireWork(String what) {
     int stage = stage();
     if (stage != TX_STAGE_WORK) {
       throw new IllegalStateException("cannot " + what + " the PMDK transaction: this thread's transaction is in stage "
@@ -172,25 +166,25 @@ final class PmdkTransactions implements PoolBackend.Transactions {
   private static void endIfStarted() {
     if (stage() != TX_STAGE_NONE) {
       try {
-        int ignored = (int) Lib.END.invokeExact();
+        int ignored = (int) Pmemobj.END.invokeExact();
       } catch (Throwable t) {
         throw unexpected("pmemobj_tx_end", t);
       }
     }
   }
 
-  private static int stage() {
+  static int stage() {
     try {
-      return (int) Lib.STAGE.invokeExact();
+      return (int) Pmemobj.STAGE.invokeExact();
     } catch (Throwable t) {
       throw unexpected("pmemobj_tx_stage", t);
     }
   }
 
   @SuppressWarnings("restricted") // PMDK's static, NUL-terminated message buffer
-  private static String error(int errnum) {
+  static String error(int errnum) {
     try {
-      MemorySegment msg = (MemorySegment) Lib.ERRORMSG.invokeExact();
+      MemorySegment msg = (MemorySegment) Pmemobj.ERRORMSG.invokeExact();
       String text = msg.equals(MemorySegment.NULL) ? "" : msg.reinterpret(4096).getString(0);
       return "errno " + errnum + (text.isEmpty() ? "" : ": " + text);
     } catch (Throwable t) {
@@ -198,70 +192,10 @@ final class PmdkTransactions implements PoolBackend.Transactions {
     }
   }
 
-  private static IllegalStateException unexpected(String call, Throwable t) {
+  static IllegalStateException unexpected(String call, Throwable t) {
     if (t instanceof Error e) {
       throw e;
     }
     return new IllegalStateException(call + " failed unexpectedly: " + t, t);
-  }
-
-  /** The downcalls, bound at the first llpl pool's open; {@link #FAILURE} says why not. */
-  private static final class Lib {
-    static final MethodHandle BEGIN;
-    static final MethodHandle ADD_RANGE;
-    static final MethodHandle COMMIT;
-    static final MethodHandle ABORT;
-    static final MethodHandle END;
-    static final MethodHandle STAGE;
-    static final MethodHandle ERRORMSG;
-    static final Throwable FAILURE;
-
-    static {
-      MethodHandle[] h = new MethodHandle[7];
-      Throwable failure = null;
-      try {
-        bindAll(h);
-      } catch (RuntimeException | LinkageError e) {
-        failure = e;
-      }
-      BEGIN = h[0];
-      ADD_RANGE = h[1];
-      COMMIT = h[2];
-      ABORT = h[3];
-      END = h[4];
-      STAGE = h[5];
-      ERRORMSG = h[6];
-      FAILURE = failure;
-    }
-
-    @SuppressWarnings("restricted") // libpmemobj's documented C API, loaded by llpl already
-    private static void bindAll(MethodHandle[] h) {
-      Linker linker = Linker.nativeLinker();
-      SymbolLookup lib = SymbolLookup.libraryLookup("libpmemobj.so.1", Arena.global());
-      // int pmemobj_tx_begin(PMEMobjpool *pop, jmp_buf env, ...): env NULL (errors are returned,
-      // no longjmp), then the parameter list ended by TX_PARAM_NONE.
-      h[0] = linker.downcallHandle(find(lib, "pmemobj_tx_begin"),
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
-          Linker.Option.firstVariadicArg(2));
-      // int pmemobj_tx_xadd_range_direct(const void *ptr, size_t size, uint64_t flags)
-      h[1] = linker.downcallHandle(find(lib, "pmemobj_tx_xadd_range_direct"),
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-      // void pmemobj_tx_commit(void)
-      h[2] = linker.downcallHandle(find(lib, "pmemobj_tx_commit"), FunctionDescriptor.ofVoid());
-      // void pmemobj_tx_abort(int errnum)
-      h[3] = linker.downcallHandle(find(lib, "pmemobj_tx_abort"), FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
-      // int pmemobj_tx_end(void)
-      h[4] = linker.downcallHandle(find(lib, "pmemobj_tx_end"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
-      // enum pobj_tx_stage pmemobj_tx_stage(void)
-      h[5] = linker.downcallHandle(find(lib, "pmemobj_tx_stage"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
-      // const char *pmemobj_errormsg(void)
-      h[6] = linker.downcallHandle(find(lib, "pmemobj_errormsg"), FunctionDescriptor.of(ValueLayout.ADDRESS));
-    }
-
-    private static MemorySegment find(SymbolLookup lib, String name) {
-      return lib.find(name).orElseThrow(() -> new IllegalStateException("libpmemobj.so.1 has no " + name));
-    }
-
-    private Lib() {}
   }
 }

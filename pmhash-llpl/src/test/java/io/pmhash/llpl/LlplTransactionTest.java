@@ -9,8 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pmhash.core.Durability;
 import io.pmhash.core.Pool;
 import io.pmhash.core.PoolOptions;
-import io.pmhash.core.alloc.Allocator;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.log.Tx;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -24,10 +23,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Core's transactions ({@code UndoLog}/{@code Tx}) on an llpl pool run in PMDK's undo log: a
- * commit keeps, a close without commit restores (PMDK's abort), snapshots do not use the lane
- * (one larger than the lane fits), and a child JVM halted inside a transaction, on either side of
- * PMDK's commit point, reopens to all of it or none of it. The crash simulator cannot see PMDK's
+ * Core's transactions ({@code UndoLog}/{@code Tx}) on an llpl pool run in PMDK's undo log and
+ * allocate and free through PMDK ({@code pmemobj_tx_xalloc}/{@code pmemobj_tx_xfree}): a commit
+ * keeps, a close without commit restores (PMDK's abort: ranges, allocation and free), snapshots
+ * and allocations do not use the lane (a snapshot larger than the lane fits), and a child JVM
+ * halted inside a transaction, on either side of PMDK's commit point, reopens to all of it or
+ * none of it; whether a block is allocated is asked of PMDK by a fresh {@code
+ * pmemobj_first}/{@code pmemobj_next} walk. The crash simulator cannot see PMDK's
  * log; the halts here are process crashes in PROCESS mode (every store made before the halt
  * survives, the page cache holds it), not power failures: they do not show what a torn or
  * unflushed line would do.
@@ -42,16 +44,22 @@ class LlplTransactionTest {
 
   private static PoolOptions llpl(int lanes) {
     return PoolOptions.defaults().withScheme("tx-test", 1).withBackend("llpl").withDurability(Durability.PROCESS)
-        .withGeometry(lanes, 1024, 64 << 10).withInitialSize(8L << 20);
+        .withGeometry(lanes, 1024, 64 << 10).withInitialSize(1).withBackendAllocation(8L << 20);
   }
 
-  /** Publishes a zeroed block of {@code size} bytes at root {@code root}. */
+  /** Publishes a zeroed PMDK block of {@code size} bytes at root {@code root} ({@code pmemobj_xreserve}/{@code _publish}). */
   private static long block(Pool pool, long size, int root) {
-    Allocator a = pool.allocator();
-    Reservation r = a.reserve(size);
+    SchemeAllocator a = pool.schemeAllocator();
+    SchemeAllocator.Reserved r = a.reserve(size);
     pool.memory().asSlice(r.offset(), size).fill((byte) 0);
+    pool.persistence().persist(r.offset(), size);
     a.publish(r, pool.rootWord(root));
     return r.offset();
+  }
+
+  /** Whether PMDK holds an object of pmhash's type at {@code block}: a fresh walk of its heap, not the index. */
+  static boolean pmdkHas(Pool pool, long block) {
+    return ((PmdkAllocation) pool.schemeAllocator()).walk().containsKey(block);
   }
 
   @Test
@@ -59,7 +67,7 @@ class LlplTransactionTest {
     try (Pool pool = Pool.create(dir.resolve("p"), llpl(2))) {
       assertNotNull(pool.undoLog().backendTransactions(), "an llpl pool's transactions are the backend's");
       assertTrue(pool.undoLog().backendTransactions().describe().contains("PMDK"));
-      Allocator a = pool.allocator();
+      SchemeAllocator a = pool.schemeAllocator();
       long b = block(pool, 256, 0);
       long toFree = block(pool, 48, 1);
       long allocated;
@@ -68,7 +76,8 @@ class LlplTransactionTest {
         assertEquals(0, tx.bytesUsed(), "the snapshot is in PMDK's log, not in the lane");
         pool.memory().set(U64, b, 1);
         allocated = tx.alloc(100);
-        assertEquals(32, tx.bytesUsed(), "the allocation's bit entry is in the lane");
+        assertEquals(0, tx.bytesUsed(), "the allocation is PMDK's: nothing in the lane");
+        assertTrue(allocated < pool.headerOffset() || allocated >= pool.size(), "a PMDK object, outside the pool block");
         pool.memory().set(U64, allocated, 5);
         pool.memory().set(U64, b + 8, allocated);
         tx.free(toFree);
@@ -78,6 +87,9 @@ class LlplTransactionTest {
       }
       assertTrue(a.owned(allocated));
       assertFalse(a.owned(toFree));
+      assertTrue(pmdkHas(pool, allocated), "PMDK holds the allocated object");
+      assertFalse(pmdkHas(pool, toFree), "PMDK freed the other");
+      assertTrue(a.blockSize(allocated) >= 100);
       assertEquals(1, pool.memory().get(U64, b));
       assertEquals(5, pool.memory().get(U64, allocated));
 
@@ -88,13 +100,20 @@ class LlplTransactionTest {
         aborted = tx.alloc(100);
         pool.memory().set(U64, b + 8, aborted);
         tx.free(allocated);
-        // closed without commit: PMDK's abort restores the range, the lane undoes the bits
+        // closed without commit: PMDK's abort restores the range, the allocation and the free
       }
       assertEquals(1, pool.memory().get(U64, b), "rolled back by PMDK");
       assertEquals(allocated, pool.memory().get(U64, b + 8));
       assertTrue(a.owned(allocated), "the free did not happen");
       assertFalse(a.owned(aborted), "the allocation did not happen");
+      assertTrue(pmdkHas(pool, allocated), "PMDK still holds the block whose free was aborted");
+      assertFalse(pmdkHas(pool, aborted), "PMDK's abort released the allocation");
       assertEquals(2, pool.undoLog().begun());
+      assertThrows(IllegalArgumentException.class, () -> {
+        try (Tx tx = pool.undoLog().begin()) {
+          tx.free(aborted);
+        }
+      }, "a block PMDK does not hold cannot be freed");
     }
   }
 
@@ -165,12 +184,14 @@ class LlplTransactionTest {
   }
 
   /**
-   * A child JVM halted inside a transaction: {@code body} (stores made, no commit), {@code before}
-   * (in the commit: bits set, the generation incremented, just before {@code pmemobj_tx_commit}),
-   * {@code after} (just after it, before {@code pmemobj_tx_end}), {@code committed} (after {@code
-   * Tx.commit} returned). The first two reopen to the old state (PMDK rolls back the ranges and
-   * the generation at {@code pmemobj_open}; pmhash's lane recovery then clears the allocated bit
-   * and sets the freed one again), the last two to the new.
+   * A child JVM halted inside a transaction that allocated (after {@code pmemobj_tx_xalloc}),
+   * linked the block and freed another: {@code body} (stores made, no commit), {@code before} (in
+   * the commit, the allocated block flushed, just before {@code pmemobj_tx_commit}), {@code after}
+   * (just after it, before {@code pmemobj_tx_end}), {@code committed} (after {@code Tx.commit}
+   * returned). The first two reopen to the old state: PMDK's recovery at {@code pmemobj_open}
+   * rolls back the ranges, the allocation (a fresh walk of PMDK's heap does not find the block)
+   * and the free (the other block is still there); the last two to the new (linked and allocated,
+   * the other freed).
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"body", "before", "after", "committed"})
@@ -201,13 +222,16 @@ class LlplTransactionTest {
     boolean committed = stage.equals("after") || stage.equals("committed");
     try (Pool pool = Pool.open(file, PoolOptions.defaults().withDurability(Durability.PROCESS))) {
       assertFalse(pool.lastShutdownClean());
-      Allocator a = pool.allocator();
+      SchemeAllocator a = pool.schemeAllocator();
       for (int i = 0; i < WORDS; i++) {
         long expected = committed ? (i == 1 ? allocated : NEW + i) : OLD + i;
         assertEquals(expected, pool.memory().get(U64, block + 8L * i), stage + ": word " + i);
       }
+      assertEquals(committed, pmdkHas(pool, allocated), stage + ": PMDK holds the allocated block iff committed");
+      assertEquals(!committed, pmdkHas(pool, toFree), stage + ": PMDK freed the other block iff committed");
       assertEquals(committed, a.owned(allocated), stage + ": the allocated block is owned iff committed");
       assertEquals(!committed, a.owned(toFree), stage + ": the freed block is free iff committed");
+      assertEquals(2, a.blocksOwned(), stage + ": nothing leaked: root 0's block and one other");
       if (committed) {
         assertEquals(4242, pool.memory().get(U64, allocated));
       }

@@ -93,6 +93,7 @@ public final class Allocator implements TxAllocator {
   private volatile int scanned;
   private volatile Run[] runs = new Run[64];
   private volatile int[] spanLength = new int[64];
+  private final AllocatorSeam seam;
   private final TreeMap<Integer, Integer> freeSpans = new TreeMap<>();
 
   private static final class ClassState {
@@ -118,6 +119,7 @@ public final class Allocator implements TxAllocator {
    * @param lanes its lanes
    */
   public Allocator(Pool pool, Lanes lanes) {
+    this.seam = new AllocatorSeam(this);
     this.pool = pool;
     this.lanes = lanes;
     this.persistence = pool.persistence();
@@ -286,6 +288,16 @@ public final class Allocator implements TxAllocator {
     Publication p = publications[redo.laneIndex()];
     p.start(redo);
     return p;
+  }
+
+  /**
+   * This allocator behind the {@link SchemeAllocator} seam (what NVLH and NVDH use); the same
+   * object every time.
+   *
+   * @return the seam, whose every call is this allocator's
+   */
+  public SchemeAllocator schemeAllocator() {
+    return seam;
   }
 
   /** @return the default deferred-free queue (in use unless {@link #useDeferredFree} replaced it) */

@@ -6,7 +6,7 @@ package io.pmhash.core.alloc;
  * atomically with respect to a crash) or {@link Allocator#cancel cancels} it. A crash before the
  * publish leaks nothing: persistently the block was never owned.
  */
-public final class Reservation {
+public final class Reservation implements SchemeAllocator.Reserved {
   static final int RESERVED = 0;
   static final int PUBLISHED = 1;
   static final int CANCELLED = 2;
@@ -28,11 +28,13 @@ public final class Reservation {
   }
 
   /** @return the block's pool offset (64-byte aligned from 64 bytes, 16-byte aligned below) */
+  @Override
   public long offset() {
     return offset;
   }
 
   /** @return the block's usable size: at least what was asked for */
+  @Override
   public long size() {
     return size;
   }

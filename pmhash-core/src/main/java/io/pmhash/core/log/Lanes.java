@@ -179,6 +179,14 @@ public final class Lanes {
     }
   }
 
+  /** A range anywhere in the region (blocks a backend allocated are outside the heap). */
+  void checkRegionRange(long offset, long length, String what) {
+    long size = pool.memory().byteSize();
+    if (length <= 0 || offset < 0 || offset > size - length) {
+      throw new IllegalArgumentException(what + " [" + offset + ", +" + length + ") is not a non-empty range in the region [0, " + size + ")");
+    }
+  }
+
   boolean inLoggable(long offset, long length, long size) {
     long end = offset + length;
     if (offset < 0 || end < offset) {

@@ -66,8 +66,17 @@ import java.lang.foreign.ValueLayout;
  *       lane's entries are invalid and the bits stay.
  * </ol>
  *
- * A rollback aborts the backend's transaction (it restores the ranges), then undoes the lane's
- * entries as above. Such a commit costs pmhash one or two drains when the transaction allocated
+ * When the backend also has an allocator ({@link PoolBackend.Region#allocation()}: the llpl
+ * pool's PMDK), step 3 is instead (3') {@link #alloc} and {@link #free} by that allocator inside
+ * the backend's transaction ({@link PoolBackend.Allocation#txAlloc}, {@link
+ * PoolBackend.Allocation#txFree}: {@code pmemobj_tx_xalloc}/{@code _xfree}), with no lane entry;
+ * at commit (4a') the allocated blocks are flushed and drained, then (e) the backend's commit
+ * makes the ranges, the links and the allocations durable together: a crash before it rolls the
+ * allocations and frees back with the ranges, so nothing leaks. Steps 4a-4d do not occur (no
+ * lane entries).
+ *
+ * <p>A rollback aborts the backend's transaction (it restores the ranges, and undoes a backend
+ * allocator's allocations and frees), then undoes the lane's entries as above. Such a commit costs pmhash one or two drains when the transaction allocated
  * or freed and none otherwise, plus what the backend's commit costs (its own flushes, which
  * {@link Persistence#stats()} does not count). The backend's transaction is the calling thread's:
  * begin, use and close a {@code Tx} on one thread.
@@ -103,6 +112,8 @@ public final class Tx implements AutoCloseable {
   private final TxAllocator allocator;
   /** The backend's transactions, or null: snapshots in the lane, the generation store commits. */
   private final PoolBackend.Transactions backend;
+  /** The backend's allocator, or null: {@link #alloc} and {@link #free} are owned bits in the lane. */
+  private final PoolBackend.Allocation backendAlloc;
   private final long undoBase;
   private final long[] entryPos;
   private final long[] rangeOff;
@@ -124,11 +135,12 @@ public final class Tx implements AutoCloseable {
   /** Transactions begun in this lane: written by the lane's holder only, read by {@link UndoLog#begun()}. */
   long begun;
 
-  Tx(Lanes lanes, Lane lane, TxAllocator allocator, PoolBackend.Transactions backend) {
+  Tx(Lanes lanes, Lane lane, TxAllocator allocator, PoolBackend.Transactions backend, PoolBackend.Allocation backendAlloc) {
     this.lanes = lanes;
     this.lane = lane;
     this.allocator = allocator;
     this.backend = backend;
+    this.backendAlloc = backendAlloc;
     this.undoBase = lane.offset + lanes.undoStart;
     int max = lanes.undoBytes / (UNDO_ENTRY_HEADER + 8) + 1;
     this.entryPos = new long[max];
@@ -177,7 +189,11 @@ public final class Tx implements AutoCloseable {
    */
   public void snapshot(long offset, long length) {
     checkActive();
-    lanes.checkRange(offset, length, "snapshot range");
+    if (backendAlloc != null) {
+      lanes.checkRegionRange(offset, length, "snapshot range"); // blocks are anywhere in the region
+    } else {
+      lanes.checkRange(offset, length, "snapshot range");
+    }
     if (backend != null) {
       // PERSIST(backend 2): the backend's log holds the old bytes durably when this returns.
       backend.addRange(offset, length);
@@ -211,6 +227,9 @@ public final class Tx implements AutoCloseable {
    */
   public long alloc(long size) {
     checkActive();
+    if (backendAlloc != null) {
+      return allocInBackend(size);
+    }
     TxAllocator a = requireAllocator();
     long need = LaneLayout.undoEntryBytes(8);
     reserveSpace(need, "an allocation");
@@ -236,6 +255,10 @@ public final class Tx implements AutoCloseable {
    */
   public void free(long block) {
     checkActive();
+    if (backendAlloc != null) {
+      freeInBackend(block);
+      return;
+    }
     TxAllocator a = requireAllocator();
     long need = LaneLayout.undoEntryBytes(8);
     reserveSpace(need, "a free");
@@ -247,6 +270,37 @@ public final class Tx implements AutoCloseable {
     freeWord[frees] = word;
     freeMask[frees] = mask;
     frees++;
+  }
+
+  /** {@link #alloc} by the backend's allocator, inside its transaction (backend 3'). */
+  private long allocInBackend(long size) {
+    if (allocs == allocBlock.length) {
+      throw tooMany("allocations");
+    }
+    long block = backendAlloc.txAlloc(size);
+    allocBlock[allocs++] = block;
+    addRange(block, size); // flushed at commit, with the backend's own persist of it
+    return block;
+  }
+
+  /** {@link #free} by the backend's allocator, inside its transaction (backend 3'). */
+  private void freeInBackend(long block) {
+    if (frees == freeBlock.length) {
+      throw tooMany("frees");
+    }
+    for (int i = 0; i < frees; i++) {
+      if (freeBlock[i] == block) {
+        throw new IllegalArgumentException("block " + block + " is freed twice in one transaction");
+      }
+    }
+    backendAlloc.txFree(block);
+    freeBlock[frees++] = block;
+  }
+
+  private LaneOverflowException tooMany(String what) {
+    return new LaneOverflowException("a transaction holds at most " + allocBlock.length + " " + what + " (one per"
+        + " 32 bytes of the lane's undo section); split the transaction or create the pool with larger lanes:"
+        + " PoolOptions.withGeometry(lanes, laneBytes, chunkBytes)");
   }
 
   private void writeBitsEntry(int kind, long word, long mask, long need) {
@@ -323,6 +377,10 @@ public final class Tx implements AutoCloseable {
       }
     }
     state = COMMITTED;
+    if (backendAlloc != null) {
+      backendAlloc.txEnded(true, allocBlock, allocs, freeBlock, frees);
+      return;
+    }
     for (int i = 0; i < frees; i++) {
       allocator.retire(freeBlock[i]);
     }
@@ -355,6 +413,15 @@ public final class Tx implements AutoCloseable {
 
   /** The commit inside the backend's transaction (see the class comment, steps 4a to 4e). */
   private void commitInBackend() {
+    if (backendAlloc != null && ranges > 0) {
+      // (backend 4a'): blocks the backend allocated, flushed whole before its commit (the
+      // backend persists them too); their allocation commits with the transaction.
+      Persistence p = lanes.persistence;
+      for (int i = 0; i < ranges; i++) {
+        p.flush(rangeOff[i], rangeLen[i]);
+      }
+      p.drain();
+    }
     if (entries > 0) {
       Persistence p = lanes.persistence;
       if (undrained) {
@@ -415,8 +482,12 @@ public final class Tx implements AutoCloseable {
           lane.poisoned = true;
         }
       }
-      for (int i = 0; i < allocs; i++) {
-        allocator.abandon(allocBlock[i]);
+      if (backendAlloc != null) {
+        backendAlloc.txEnded(false, allocBlock, allocs, freeBlock, frees);
+      } else {
+        for (int i = 0; i < allocs; i++) {
+          allocator.abandon(allocBlock[i]);
+        }
       }
     }
     lanes.release(lane);

@@ -32,7 +32,7 @@ public final class UndoLog {
    *     none
    */
   public UndoLog(Lanes lanes, TxAllocator allocator) {
-    this(lanes, allocator, null);
+    this(lanes, allocator, null, null);
   }
 
   /**
@@ -44,13 +44,20 @@ public final class UndoLog {
    *     none
    * @param backend the backend's transactions over the pool's region, which then hold every
    *     snapshot and make the commit point; null for the lanes' own undo log
+   * @param backendAllocation the backend's allocator, which then serves every {@link Tx#alloc}
+   *     and {@link Tx#free} inside {@code backend}'s transaction (no lane entries); null for
+   *     {@code allocator}
+   * @throws IllegalArgumentException if {@code backendAllocation} is given without {@code backend}
    */
-  public UndoLog(Lanes lanes, TxAllocator allocator, PoolBackend.Transactions backend) {
+  public UndoLog(Lanes lanes, TxAllocator allocator, PoolBackend.Transactions backend, PoolBackend.Allocation backendAllocation) {
+    if (backendAllocation != null && backend == null) {
+      throw new IllegalArgumentException("a backend's allocation runs inside its transactions: the backend has none");
+    }
     this.lanes = lanes;
     this.backend = backend;
     for (int i = 0; i < lanes.count(); i++) {
       Lane lane = lanes.lane(i);
-      lane.tx = new Tx(lanes, lane, allocator, backend);
+      lane.tx = new Tx(lanes, lane, allocator, backend, backendAllocation);
     }
   }
 

@@ -28,15 +28,18 @@ public interface PoolBackend {
   /**
    * Creates the backend's file at {@code path} with a zero-filled pool extent ({@link
    * Region#poolOffset()} to {@link Region#poolEnd()}) of at least {@code size} bytes, 4096-byte
-   * aligned, for a new pool.
+   * aligned, for a new pool, and at least {@code allocationRoom} bytes more for its own {@link
+   * Region#allocation() allocator}, if it has one.
    *
    * @param path the file to create; does not exist
    * @param size the region size the pool needs
+   * @param allocationRoom bytes the backend's allocator should be able to hand out beside the pool
+   *     ({@link io.pmhash.core.PoolOptions#backendAllocation()})
    * @return the open region
    * @throws io.pmhash.core.BackendUnavailableException if the backend's library cannot load
    * @throws IOException if the file cannot be created; it is deleted again
    */
-  Region create(Path path, long size) throws IOException;
+  Region create(Path path, long size, long allocationRoom) throws IOException;
 
   /**
    * Opens the region of an existing file the backend created.
@@ -96,6 +99,20 @@ public interface PoolBackend {
     }
 
     /**
+     * The backend's own allocator for the schemes that take blocks through the {@link
+     * io.pmhash.core.alloc.SchemeAllocator} seam (NVLH, NVDH), if it has one. When present, {@link
+     * io.pmhash.core.Pool#schemeAllocator()} is this, and a transaction's {@code alloc} and {@code
+     * free} ({@link io.pmhash.core.log.Tx}) are its {@link Allocation#txAlloc}/{@link
+     * Allocation#txFree} inside the backend's {@link #transactions() transaction}, which it then
+     * must have. Asked once, when the pool opens.
+     *
+     * @return the allocator, or empty for pmhash's own allocator in the pool's heap
+     */
+    default Optional<Allocation> allocation() {
+      return Optional.empty();
+    }
+
+    /**
      * Releases the region; its memory must no longer be touched.
      *
      * @throws IOException if the backend cannot close it
@@ -147,5 +164,44 @@ public interface PoolBackend {
 
     /** @return what runs the transactions, for logs and tests, e.g. {@code "PMDK libpmemobj 1.12"} */
     String describe();
+  }
+
+  /**
+   * A backend's allocator over its region, for the {@link io.pmhash.core.alloc.SchemeAllocator}
+   * seam, plus allocation and free inside the calling thread's {@link Transactions transaction},
+   * whose commit is then the one commit point for the bytes, the links and the allocation. Blocks
+   * are anywhere in the region, outside the pool's heap.
+   */
+  interface Allocation extends io.pmhash.core.alloc.SchemeAllocator {
+    /**
+     * Allocates a block in the calling thread's transaction: owned if it commits, never owned
+     * (nothing leaked) if it aborts or a crash comes first. Its bytes are not initialized.
+     *
+     * @param size bytes needed, at least 1
+     * @return the block's region offset
+     * @throws io.pmhash.core.PoolFullException if there is no room; the transaction stays open
+     */
+    long txAlloc(long size);
+
+    /**
+     * Frees an owned block in the calling thread's transaction: free if it commits, still owned
+     * if it aborts or a crash comes first. The block stays readable until the commit.
+     *
+     * @param block an owned block's region offset
+     * @throws IllegalArgumentException if it is not an owned block; nothing changed
+     */
+    void txFree(long block);
+
+    /**
+     * The calling thread's transaction ended: tells the allocator which of its {@link #txAlloc}s
+     * and {@link #txFree}s took effect (all if it committed, none if it aborted).
+     *
+     * @param committed whether the transaction committed
+     * @param allocated blocks allocated in it, in {@code [0, allocs)}
+     * @param allocs how many
+     * @param freed blocks freed in it, in {@code [0, frees)}
+     * @param frees how many
+     */
+    void txEnded(boolean committed, long[] allocated, int allocs, long[] freed, int frees);
   }
 }

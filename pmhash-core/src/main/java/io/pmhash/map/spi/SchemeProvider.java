@@ -18,6 +18,19 @@ public interface SchemeProvider {
   int layoutVersion();
 
   /**
+   * Whether the scheme takes its blocks through {@link Pool#schemeAllocator()} (every reader and
+   * writer holds the table's lock). On a backend with an allocator of its own (llpl: PMDK), {@link
+   * io.pmhash.map.PmHash} then gives that allocator the pool's initial size and the pool itself
+   * only its header, lanes and one chunk.
+   *
+   * @return true for NVLH and NVDH; false (the default) for schemes that use {@link
+   *     Pool#allocator()}
+   */
+  default boolean usesSchemeAllocator() {
+    return false;
+  }
+
+  /**
    * The parameters this scheme accepts with their defaults, for error messages and {@code
    * --help}.
    *

@@ -34,6 +34,12 @@ public final class NvdhProvider implements SchemeProvider {
     return NvdhLayout.LAYOUT_VERSION;
   }
 
+  /** Its blocks come from {@link Pool#schemeAllocator()}: every reader and writer holds the table's lock. */
+  @Override
+  public boolean usesSchemeAllocator() {
+    return true;
+  }
+
   @Override
   public Map<String, Long> defaultParams() {
     return Map.of(TRANSACTIONS, 0L);

@@ -6,8 +6,7 @@ import static io.pmhash.schemes.nvlh.NvdhLayout.HDR_TABLE;
 import static io.pmhash.schemes.nvlh.NvdhLayout.LONG;
 import static io.pmhash.schemes.nvlh.NvdhLayout.PAIR_VALUE;
 
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -27,7 +26,7 @@ final class NvdhResize {
     if (k2 > NvdhLayout.MAX_K) {
       throw new IllegalStateException("nvdh cannot grow beyond 2^" + NvdhLayout.MAX_K + " slots");
     }
-    Reservation res = t.pool.allocator().reserve(NvdhLayout.tableBytes(k2));
+    SchemeAllocator.Reserved res = t.pool.schemeAllocator().reserve(NvdhLayout.tableBytes(k2));
     MemorySegment m = t.pool.memory();
     long t2 = res.offset();
     long bytes = NvdhLayout.tableBytes(k2);
@@ -48,7 +47,7 @@ final class NvdhResize {
     // PERSIST(nvdh rehash 1): the whole new table is durable before anything names it.
     t.persistence.persist(t2, bytes);
     // PERSIST(nvdh rehash 2): ownership, table and k switch together; the old table is freed.
-    try (Publication pub = t.pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = t.pool.schemeAllocator().begin()) {
       pub.publish(res, t.header + HDR_TABLE).set(t.header + HDR_K, k2).deferFree(t.table);
       pub.commit();
     }
@@ -57,7 +56,7 @@ final class NvdhResize {
     t.tombstones = 0;
     t.rehashes++;
     // the write lock is held: no reader can still be in the old table
-    t.pool.allocator().graceQueue().releaseRetired();
+    t.pool.schemeAllocator().releaseRetired();
   }
 
 }

@@ -16,8 +16,7 @@ import static io.pmhash.schemes.nvlh.NvdhLayout.PAIR_VALUE;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.PersistenceStats;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
@@ -124,8 +123,8 @@ public final class NvdhTable implements LongHashTable {
     while (k < NvdhLayout.MAX_K && (1L << k) * 3 / 4 < capacity) {
       k++;
     }
-    Reservation hdr = pool.allocator().reserve(NvdhLayout.TABLE_HEADER.byteSize());
-    Reservation tab = pool.allocator().reserve(NvdhLayout.tableBytes(k));
+    SchemeAllocator.Reserved hdr = pool.schemeAllocator().reserve(NvdhLayout.TABLE_HEADER.byteSize());
+    SchemeAllocator.Reserved tab = pool.schemeAllocator().reserve(NvdhLayout.tableBytes(k));
     MemorySegment m = pool.memory();
     m.asSlice(tab.offset(), NvdhLayout.tableBytes(k)).fill((byte) 0);
     long h = hdr.offset();
@@ -139,7 +138,7 @@ public final class NvdhTable implements LongHashTable {
     // PERSIST(nvdh create): the empty table and the header durable before root 0 names them.
     p.flush(tab.offset(), NvdhLayout.statesBytes(k));
     p.persist(h, NvdhLayout.TABLE_HEADER.byteSize());
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.publish(tab).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
@@ -167,7 +166,7 @@ public final class NvdhTable implements LongHashTable {
   public static NvdhTable open(Pool pool, boolean transactional) {
     long h = pool.root(0);
     MemorySegment m = pool.memory();
-    if (h == 0 || h < pool.heapOffset() || (h & 63) != 0 || h + NvdhLayout.TABLE_HEADER.byteSize() > m.byteSize()) {
+    if (!NvlhRecovery.namesHeader(pool, h, NvdhLayout.TABLE_HEADER.byteSize())) {
       throw NvlhRecovery.corrupt("nvdh: root 0 (" + h + ") does not name a table header");
     }
     if ((long) LONG.get(m, h + HDR_MAGIC) != NvdhLayout.MAGIC) {
@@ -182,7 +181,7 @@ public final class NvdhTable implements LongHashTable {
     if (k < NvdhLayout.MIN_K || k > NvdhLayout.MAX_K) {
       throw NvlhRecovery.corrupt("nvdh: k = " + k + " outside " + NvdhLayout.MIN_K + ".." + NvdhLayout.MAX_K);
     }
-    if (!pool.allocator().owned(tab) || pool.allocator().blockSize(tab) < NvdhLayout.tableBytes((int) k)) {
+    if (!pool.schemeAllocator().owned(tab) || pool.schemeAllocator().blockSize(tab) < NvdhLayout.tableBytes((int) k)) {
       throw NvlhRecovery.corrupt("nvdh: the table at " + tab + " is not an owned block of " + NvdhLayout.tableBytes((int) k) + " bytes");
     }
     NvdhTable t = new NvdhTable(pool, h, tab, (int) k, transactional);

@@ -56,6 +56,12 @@ public final class NvlhProvider implements SchemeProvider {
     return NvlhLayout.LAYOUT_VERSION;
   }
 
+  /** Its blocks come from {@link Pool#schemeAllocator()}: every reader and writer holds the table's lock. */
+  @Override
+  public boolean usesSchemeAllocator() {
+    return true;
+  }
+
   @Override
   public Map<String, Long> defaultParams() {
     Map<String, Long> m = new LinkedHashMap<>();

@@ -29,7 +29,7 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.splitPointer;
 
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.schemes.internal.Damage;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -79,6 +79,30 @@ final class NvlhRecovery {
     pool.persistence().persist(word, 8);
   }
 
+  /** Whether the scheme allocator is the backend's (PMDK's, on llpl), whose blocks are outside the heap. */
+  static boolean backendAllocates(Pool pool) {
+    return pool.schemeAllocator() != pool.allocator().schemeAllocator();
+  }
+
+  /** {@link Damage#blockProblem} for a backend's blocks: read-only, through its allocator's owned set. */
+  private static String backendBlockProblem(Pool pool, long x, long bytes) {
+    SchemeAllocator a = pool.schemeAllocator();
+    if (x <= 0 || (x & 15) != 0 || !a.owned(x)) {
+      return "not a block the backend's allocator owns";
+    }
+    return a.blockSize(x) < bytes ? "a block of " + a.blockSize(x) + " bytes, not " + bytes : null;
+  }
+
+  /**
+   * Whether root 0 names a table header: an owned block of the scheme allocator, of at least
+   * {@code bytes}, 16-byte aligned (pmhash's blocks of 64 bytes and more are 64-byte aligned;
+   * PMDK's objects, on the llpl backend, 16-byte aligned), inside the mapping.
+   */
+  static boolean namesHeader(Pool pool, long h, long bytes) {
+    SchemeAllocator a = pool.schemeAllocator();
+    return h > 0 && (h & 15) == 0 && h + bytes <= pool.memory().byteSize() && a.owned(h) && a.blockSize(h) >= bytes;
+  }
+
   /** Validates the header and directory and returns the table (not yet recovered). */
   static NvlhTable validate(Pool pool, int splitLoadPercent, int mergeLoadPercent) {
     long h = pool.root(0);
@@ -86,7 +110,7 @@ final class NvlhRecovery {
     if (h == 0) {
       throw corrupt("nvlh: no table (root 0 is empty): its create was interrupted; delete the file and create it again");
     }
-    if (h < pool.heapOffset() || (h & 63) != 0 || h + NvlhLayout.TABLE_HEADER.byteSize() > m.byteSize()) {
+    if (!namesHeader(pool, h, NvlhLayout.TABLE_HEADER.byteSize())) {
       throw corrupt("nvlh: root 0 (" + h + ") does not name a table header");
     }
     if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {
@@ -136,12 +160,13 @@ final class NvlhRecovery {
     MemorySegment m = pool.memory();
     boolean counted = pool.lastShutdownClean() && (long) LONG.get(m, t.header + HDR_CLEAN_SIZE) >= 0;
     long expected = counted ? (long) LONG.get(m, t.header + HDR_CLEAN_OVERFLOW) : -1;
-    long room = (pool.size() - pool.heapOffset()) / BUCKET_BYTES;
+    boolean own = backendAllocates(pool);
+    long room = own ? pool.schemeAllocator().blocksOwned() : (pool.size() - pool.heapOffset()) / BUCKET_BYTES;
     long bound = counted && expected >= 0 ? Math.min(expected, room) : room;
     long overflow = 0;
     for (long b = 0; b <= highest; b++) {
       for (long x = NvlhBucket.next(m, t.bucketOffset(b)); x != 0; x = NvlhBucket.next(m, x)) {
-        String problem = Damage.blockProblem(pool, x, BUCKET_BYTES, 64);
+        String problem = own ? backendBlockProblem(pool, x, BUCKET_BYTES) : Damage.blockProblem(pool, x, BUCKET_BYTES, 64);
         if (problem != null) {
           throw corrupt(Damage.where(pool) + ": nvlh: the chain of bucket " + b + " names " + x + ", " + problem
               + ": the pool was damaged; restore it from a copy");
@@ -161,7 +186,7 @@ final class NvlhRecovery {
 
   private static long[] readDirectory(Pool pool, long h, int segShift, long needed) {
     MemorySegment m = pool.memory();
-    Allocator a = pool.allocator();
+    SchemeAllocator a = pool.schemeAllocator();
     long segBytes = BUCKET_BYTES << segShift;
     long[] segs = new long[(int) Math.max(4, needed)];
     for (long g = 0; ; g++) {
@@ -200,11 +225,11 @@ final class NvlhRecovery {
       consumeCleanCount(t.pool, t.header + HDR_CLEAN_SIZE);
       return;
     }
-    Allocator a = t.pool.allocator();
+    SchemeAllocator a = t.pool.schemeAllocator();
     long records = 0;
     long overflow = 0;
     long buckets = t.bucketCount(t.state);
-    long owned = a.stats().blocksOwned();
+    long owned = a.blocksOwned();
     for (long b = 0; b < buckets; b++) {
       long head = t.bucketOffset(b);
       for (long x = head; x != 0; x = NvlhBucket.next(m, x)) {

@@ -12,7 +12,7 @@ import io.pmhash.core.Persistence;
 import io.pmhash.core.PersistenceStats;
 import io.pmhash.core.Pool;
 import io.pmhash.core.PoolFullException;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
@@ -133,13 +133,13 @@ public final class NvlhTable implements LongHashTable {
     long segBytes = NvlhLayout.BUCKET_BYTES << segShift;
     int nSegs = (int) Math.max(1, n0 >>> segShift);
     int levels = NvlhLayout.dirLevel(nSegs - 1) + 1;
-    Reservation hdr = pool.allocator().reserve(NvlhLayout.TABLE_HEADER.byteSize());
-    Reservation[] blocks = new Reservation[nSegs + levels];
+    SchemeAllocator.Reserved hdr = pool.schemeAllocator().reserve(NvlhLayout.TABLE_HEADER.byteSize());
+    SchemeAllocator.Reserved[] blocks = new SchemeAllocator.Reserved[nSegs + levels];
     for (int g = 0; g < nSegs; g++) {
-      blocks[g] = pool.allocator().reserve(segBytes);
+      blocks[g] = pool.schemeAllocator().reserve(segBytes);
     }
     for (int l = 0; l < levels; l++) {
-      blocks[nSegs + l] = pool.allocator().reserve(8L << l);
+      blocks[nSegs + l] = pool.schemeAllocator().reserve(8L << l);
     }
     MemorySegment m = pool.memory();
     Persistence p = pool.persistence();
@@ -169,8 +169,8 @@ public final class NvlhTable implements LongHashTable {
     }
     // PERSIST(create): segments, directory and header durable before anything owns or names them.
     p.persist(h, NvlhLayout.TABLE_HEADER.byteSize());
-    pool.allocator().publishUnlinked(blocks);
-    pool.allocator().publish(hdr, pool.rootWord(0));
+    pool.schemeAllocator().publishUnlinked(blocks);
+    pool.schemeAllocator().publish(hdr, pool.rootWord(0));
     return new NvlhTable(pool, h, n0, segShift, 0L, segs, splitLoadPercent, mergeLoadPercent);
   }
 

@@ -63,9 +63,7 @@ final class NvlhInvariants {
   }
 
   static long ownedBlocks(Pool pool) {
-    long[] n = new long[1];
-    pool.allocator().forEachOwned((block, size) -> n[0]++);
-    return n[0];
+    return pool.schemeAllocator().blocksOwned();
   }
 
   /** NVDH: size and tombstones equal a scan, the header names the table, two blocks owned. */

@@ -20,6 +20,18 @@ class LlplProcessCrashTest extends ProcessCrashTest {
     return "llpl";
   }
 
+  /**
+   * NVDH's rehash on llpl has one pmhash drain, the new table's persist: the switch is one {@code
+   * pmemobj_publish}, which no {@code Persistence} sees. Halting at the 3rd to 6th structural
+   * drain would take up to six doublings per child, past the pool's room; so an NVDH child halts
+   * in its first or its second rehash, just before the publish (the second after the first
+   * committed, so the table grows from round to round), and the random kills cover the rest.
+   */
+  @Override
+  int maxStructuralHalt(String scheme) {
+    return scheme.equals("nvdh") ? 2 : super.maxStructuralHalt(scheme);
+  }
+
   @ParameterizedTest(name = "nvdh transactions=1 {0}")
   @EnumSource(value = Durability.class, names = {"PROCESS", "PMEM_EMULATED"})
   void killedTransactionalNvdhWritersLoseNoAcknowledgedWrite(Durability mode) throws Exception {

@@ -60,6 +60,17 @@ class ProcessCrashTest {
     return null;
   }
 
+  /**
+   * The structural drains a halt is chosen among (1 to this), counted over a child's structural
+   * changes: enough that a few changes reach it before the pool is full.
+   *
+   * @param scheme the scheme
+   * @return 6 here
+   */
+  int maxStructuralHalt(String scheme) {
+    return 6;
+  }
+
   static Stream<Arguments> cases() {
     List<Arguments> all = new ArrayList<>();
     for (String scheme : PmHash.schemes().keySet()) {
@@ -148,7 +159,7 @@ class ProcessCrashTest {
     java.util.Set<String> points = new java.util.TreeSet<>();
     long nextOp = 0;
     for (int round = 0; round < KILLS; round++) {
-      long haltAt = 1 + rnd.nextInt(6); // a resize of level hashing issues only a few drains
+      long haltAt = 1 + rnd.nextInt(maxStructuralHalt(scheme)); // a resize of level hashing issues only a few drains
       Process child = start(pool, scheme, Durability.PROCESS, journal, rnd.nextLong(), nextOp, haltAt);
       String halted = null;
       try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {

@@ -1,0 +1,128 @@
+package io.pmhash.core.alloc;
+
+/**
+ * The allocator seam: exactly what NVLH and NVDH take from an allocator, and nothing more. A pool
+ * hands it out through {@link io.pmhash.core.Pool#schemeAllocator()}: on an FFM pool it is
+ * pmhash's own {@link Allocator} ({@link Allocator#schemeAllocator()}, no behaviour of its own);
+ * on a backend that allocates ({@link io.pmhash.core.spi.PoolBackend.Region#allocation()}, the
+ * llpl pool: PMDK) it is the backend's allocator. A transaction's {@code alloc} and {@code free}
+ * ({@link io.pmhash.core.log.Tx}) go to the same allocator.
+ *
+ * <p>Only schemes whose every reader and writer holds the table's lock may use it: a block freed
+ * through it may be reused at once (PMDK's free is its reuse), so no optimistic reader may still
+ * be reading it. Dash, CCEH, level hashing, ESH and the group scheme use {@link Allocator}
+ * directly ({@link io.pmhash.core.Pool#allocator()}), whose frees wait for a grace period.
+ *
+ * <p>Persist contract: a reserved block is not owned persistently until a publish of it commits;
+ * a crash before leaks nothing. The caller persists (flushes and drains) a block's contents
+ * before publishing it: PMDK's publish persists its own metadata and the stored words only,
+ * where pmhash's {@link Publication} would drain the caller's flushes with its entries. The
+ * caller owns every destination word exclusively until the publish returns.
+ */
+public interface SchemeAllocator {
+  /**
+   * Hands out a block that is not yet owned (persistently nothing changes).
+   *
+   * @param size bytes needed, at least 1
+   * @return the reservation
+   * @throws io.pmhash.core.PoolFullException if there is no room; nothing changed
+   */
+  Reserved reserve(long size);
+
+  /**
+   * Makes reservations owned without linking them, for blocks nothing reaches yet (see {@link
+   * Allocator#publishUnlinked}): each step atomic, the whole possibly not.
+   *
+   * @param rs reservations of this allocator, none published yet
+   */
+  void publishUnlinked(Reserved[] rs);
+
+  /**
+   * Publishes a reservation and stores its offset into a destination word, atomically with
+   * respect to a crash.
+   *
+   * @param r a reservation of this allocator
+   * @param destination aligned offset of the word that will hold {@code r.offset()}
+   */
+  void publish(Reserved r, long destination);
+
+  /**
+   * Takes an atomic step of several publishes, word stores and frees.
+   *
+   * @return the step; use it in try-with-resources
+   */
+  Step begin();
+
+  /**
+   * Makes the blocks freed so far reusable now. The caller guarantees that nothing reads them any
+   * more (it holds the table's write lock). On an allocator whose free is immediate it does
+   * nothing.
+   */
+  void releaseRetired();
+
+  /**
+   * @param block an offset
+   * @return true if it is the start of a block this allocator owns persistently
+   */
+  boolean owned(long block);
+
+  /**
+   * @param block an owned block
+   * @return its usable size in bytes
+   * @throws IllegalArgumentException if it is not an owned block
+   */
+  long blockSize(long block);
+
+  /** @return how many blocks this allocator owns (for open-time validation; may cost a walk) */
+  long blocksOwned();
+
+  /** A block handed out by {@link #reserve} and not yet published. */
+  interface Reserved {
+    /** @return the block's offset in the pool's memory */
+    long offset();
+
+    /** @return its usable size: at least what was asked for */
+    long size();
+  }
+
+  /**
+   * One atomic step ({@link Publication} on pmhash's allocator): every publish, store and free in
+   * it takes effect at {@link #commit} or not at all. Closed without commit, it changes nothing
+   * and its reservations stay reserved.
+   */
+  interface Step extends AutoCloseable {
+    /**
+     * @param r a reservation, not yet published
+     * @param destination aligned offset of the word that will hold {@code r.offset()}
+     * @return this
+     */
+    Step publish(Reserved r, long destination);
+
+    /**
+     * @param r a reservation, not yet published, made reachable by a {@link #set} of this step
+     * @return this
+     */
+    Step publish(Reserved r);
+
+    /**
+     * @param offset aligned offset of a word
+     * @param value what it will hold
+     * @return this
+     */
+    Step set(long offset, long value);
+
+    /**
+     * @param block an owned block, free when the step commits
+     * @return this
+     * @throws IllegalArgumentException if it is not an owned block
+     */
+    Step deferFree(long block);
+
+    /** Makes the step durable and applied. */
+    void commit();
+
+    /** Ends the step; a step not committed is discarded. */
+    @Override
+    void close();
+  }
+}
