@@ -26,10 +26,17 @@ class DashLhBadInputTest {
 
   @Test
   void parametersOutOfRangeAreRefusedByName() {
-    for (String[] bad : new String[][] {{"stashBuckets", "5"}, {"firstArray", "3"}, {"firstArray", "2048"}, {"stride", "0"}, {"stride", "17"}}) {
+    for (String[] bad : new String[][] {{"stashBuckets", "5"}, {"firstArray", "3"}, {"firstArray", "2048"}, {"stride", "0"}, {"stride", "17"},
+        {"mergeLoadPercent", "-1"}, {"mergeLoadPercent", "51"}}) {
       var e = assertThrows(IllegalArgumentException.class,
           () -> PmHash.createVolatile(TableOptions.scheme("dash-lh").withParam(bad[0], Long.parseLong(bad[1]))).close());
       assertTrue(e.getMessage().contains(bad[0]) && e.getMessage().contains(bad[1]), e.getMessage());
+    }
+    // the bounds themselves are accepted, and recorded: 0 never contracts
+    for (long ok : new long[] {0, 50}) {
+      try (var t = PmHash.createVolatile(TableOptions.scheme("dash-lh").withParam("mergeLoadPercent", ok))) {
+        assertTrue(t.stats().details().get("mergeLoadPercent") == ok, t.stats().toString());
+      }
     }
   }
 
