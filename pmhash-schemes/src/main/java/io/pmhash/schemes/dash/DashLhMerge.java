@@ -46,7 +46,7 @@ import java.lang.foreign.MemorySegment;
  *       shape is garbage, so a crash here rolls the merge back. If one does not fit, no bitmap
  *       changed: no merge.
  *   <li>p's overflow metadata is rebuilt with its chain, its shape becomes (d, LIVE, p), all
- *       flushed, <b>drain</b>. Invariant (a record is always findable through {@code N|Next}'s
+ *       flushed (ordered by the drain of step 3's redo entries). Invariant (a record is always findable through {@code N|Next}'s
  *       view): the word still routes n's keys to n, which holds them; after a crash here p at
  *       depth d with n LIVE is the state "split committed, p not finished", and the split's
  *       steps 3–4 (p drops n's half, which n still holds unchanged) make it consistent again.
@@ -57,8 +57,9 @@ import java.lang.foreign.MemorySegment;
  *       holds every record of both halves and the split runs again from its step 1.
  *   <li>Under the array lock (which every advance holds too), the word is CAS-ed back (it is
  *       still the word read under p's locks, or the merge leaves it: p at depth d with n ABSENT
- *       is a due split under any larger word) and persisted, <b>drain</b>: invariant A of the
- *       split (an array is durable before any word that addresses it) needs it before step 5.
+ *       is a due split under any larger word) and flushed: invariant A of the split (an array
+ *       is durable before any word that addresses it) needs it durable before step 5, which
+ *       the drain of step 5's redo entries ensures; without step 5 nothing depends on it.
  *   <li>Every directory entry past the one of the last segment the word addresses that still
  *       names an array is cleared and the array freed, one allocator step each (epoch-deferred
  *       reuse). A crash between 4 and 5 leaves an array that nothing addresses; the next advance
@@ -111,8 +112,8 @@ final class DashLhMerge {
     MemorySegment m = pool.memory();
     long pseg = table.segmentOffset(m, pi);
     long nseg = table.segmentOffset(m, ni);
-    if (pseg == 0 || nseg == 0 || records(m, pseg, nseg) > bound) {
-      return;
+    if (pseg == 0 || nseg == 0 || DashLayout.stateOf(shapeAcquire(m, pseg)) != LIVE || records(m, pseg, nseg) > bound) {
+      return; // (p not LIVE yet: its own creation is a split still due; the merge waits for it)
     }
     if (DashLayout.depthOf(shapeAcquire(m, pseg)) == d && DashLayout.stateOf(shapeAcquire(m, nseg)) == LIVE) {
       table.materialize(pi, d + 1); // a split committed n but p kept its half: finish it first
@@ -173,9 +174,8 @@ final class DashLhMerge {
       segs.flushAllMeta(pseg);
       lh.flushChainMeta(m, pseg);
       LONG.setRelease(m, pseg + SEG_SHAPE, shape(d, LIVE, pi));
+      // PERSIST(merge step 2): n's records are durable in p (bulkInsert drained them) before p's depth says it covers them; n still holds them, so a crash here is the state "split committed, p not finished". Only flushed: the redo entries' drain of step 3 orders it before n stops existing
       p.flush(pseg + SEG_SHAPE, 8);
-      // PERSIST(merge step 2): n's records are durable in p (bulkInsert drained them) before p's depth says it covers them; n still holds them, so a crash here is the state "split committed, p not finished"
-      p.drain();
       // step 3: n ABSENT, its chained buckets freed (n's bucket locks still exclude every writer of n)
       long[] freed = new long[nodes];
       int k = 0;
@@ -189,7 +189,7 @@ final class DashLhMerge {
         for (long node : freed) {
           pub.deferFree(node);
         }
-        // PERSIST(merge step 3): p's new depth is durable (drained above) before n stops existing and its chained buckets are freed, in one step: neither leaked nor named after they are free
+        // PERSIST(merge step 3): p's new depth is durable (flushed above, ordered by the redo entries' drain) before n stops existing and its chained buckets are freed, in one step: neither leaked nor named after they are free
         pub.commit();
       }
       table.merges.incrementAndGet();
@@ -219,8 +219,8 @@ final class DashLhMerge {
       if (!LONG.compareAndSet(m, table.header + HDR_N_NEXT, w, back)) {
         return; // an advance came first (impossible under the array lock, kept as a guard)
       }
-      // PERSIST(merge step 4, invariant A): the smaller word is durable before an array it no longer addresses is freed
-      p.persist(table.header + HDR_N_NEXT, 8);
+      // PERSIST(merge step 4, invariant A): the smaller word is durable before an array it no longer addresses is freed: flushed here, ordered by the redo entries' drain of step 5; with no array to free nothing durable depends on it (a crash that loses it leaves p's split due, as after step 3)
+      p.flush(table.header + HDR_N_NEXT, 8);
       table.retreats.incrementAndGet();
       int needed = entryOf(segmentsOf(back, table.firstShift) - 1, table.firstShift, table.stride);
       for (int e = DIRECTORY_ENTRIES - 1; e > needed; e--) {

@@ -17,7 +17,6 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.PoolFullException;
 import io.pmhash.core.alloc.Publication;
 import io.pmhash.core.alloc.Reservation;
-import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -198,20 +197,29 @@ final class DashLhSplit {
     MemorySegment m = pool.memory();
     long hashBit = 1L << (SEGMENT_HASH_SHIFT + d);
     int buckets = segs.normal + segs.stash;
-    // n's bucket versions continue from what they were (a merge may have taken n away since an
-    // optimistic reader's snapshot): a reader can never validate across n's rebuild
-    int[] versions = new int[buckets];
-    for (int i = 0; i < buckets; i++) {
-      versions[i] = ((int) INT.get(m, bucket(nseg, i) + LOCK) + 1) & VersionLock.VERSION_MASK;
+    // n's bucket locks: a segment that was LIVE in this run (its recovery version is the global
+    // one) and merged away since may have its bucket locks held by a writer that routed by an
+    // older word (it waits, finds n not covering its key and lets go): never overwrite them, so
+    // copy around them; a reader's snapshot stays valid only if nothing changed, as ever. Any
+    // other n was not touched in this run: its lock words are zero or crash garbage, zeroed.
+    boolean touched = (long) LONG.get(m, nseg + DashLhLayout.SEG_VERSION) == table.globalVersion;
+    if (touched) {
+      for (int i = 0; i < buckets; i++) {
+        MemorySegment.copy(m, bucket(pseg, i), m, bucket(nseg, i), LOCK);
+        MemorySegment.copy(m, bucket(pseg, i) + LOCK + 4, m, bucket(nseg, i) + LOCK + 4, BUCKET_BYTES - LOCK - 4);
+      }
+    } else {
+      MemorySegment.copy(m, pseg + SEG_BUCKETS, m, nseg + SEG_BUCKETS, buckets * BUCKET_BYTES);
     }
-    MemorySegment.copy(m, pseg + SEG_BUCKETS, m, nseg + SEG_BUCKETS, buckets * BUCKET_BYTES);
     m.asSlice(nseg, SEG_BUCKETS).fill((byte) 0);
     LONG.set(m, nseg + DashLhLayout.SEG_VERSION, table.globalVersion);
     for (int i = 0; i < buckets; i++) {
       long sb = bucket(pseg, i);
       long nb = bucket(nseg, i);
       int bm = bitmap(m, sb);
-      INT.set(m, nb + LOCK, versions[i]);
+      if (!touched) {
+        INT.set(m, nb + LOCK, 0);
+      }
       INT.set(m, nb + BITMAP, restrictTo(bm, DashSplit.slotsWithHashBit(segs, m, sb, bm, hashBit)));
     }
     segs.rebuildOverflow(m, nseg);

@@ -370,6 +370,9 @@ public final class DashLhTable implements LongHashTable {
       }
       long seg = segmentOffset(m, s);
       if (seg == 0) {
+        if (dueDepth(s, nNextWord(), firstShift) < depth) {
+          return; // a merge took the word back and freed the array since the check above
+        }
         throw corrupt("dash-lh: segment " + s + " has no segment array although Next addresses it: the pool is damaged");
       }
       long shape = shapeAcquire(m, seg);
