@@ -386,8 +386,28 @@ public final class DashLhTable implements LongHashTable {
         throw corrupt("dash-lh: segment " + s + " of the first array is not LIVE: the pool is damaged");
       } else {
         int d = 63 - Long.numberOfLeadingZeros(s);
+        long w = nNextWord();
         materialize(s - (1L << d), d + 1); // the parent's split at depth d creates s
+        m = pool.memory();
+        if (stateOf(shapeAcquire(m, seg)) != LIVE) {
+          checkParentSplit(m, s, d, w);
+        }
       }
+    }
+  }
+
+  /**
+   * Segment {@code s} is still ABSENT after its parent was made ready: if the parent is deeper
+   * than d although the word has not changed, s should exist (a split makes s LIVE before its
+   * parent deeper, a merge makes the parent shallower before s ABSENT, and under one word a
+   * pair is not split again after a merge): the pool is damaged, and retrying would never end.
+   */
+  private void checkParentSplit(MemorySegment m, long s, int d, long w) {
+    long parent = segmentOffset(m, s - (1L << d));
+    long ps = parent == 0 ? 0 : shapeAcquire(m, parent);
+    if (stateOf(ps) == LIVE && depthOf(ps) > d && nNextWord() == w) {
+      throw corrupt("dash-lh: segment " + s + " is ABSENT although its parent " + (s - (1L << d)) + " has depth "
+          + depthOf(ps) + " under N|Next " + Long.toHexString(w) + ": the pool is damaged");
     }
   }
 
