@@ -118,6 +118,8 @@ public final class DashLhLayout {
   public static final int DIRECTORY_ENTRIES = 128;
   /** Largest stride (so that at least 7 doubling groups fit the directory). */
   public static final int MAX_STRIDE = 16;
+  /** Largest merge bound, percent of one segment's slots (a pair holding more may not fit one segment). */
+  public static final int MAX_MERGE_LOAD = 50;
   /** Largest first array. */
   public static final int MAX_FIRST_ARRAY = 1024;
 
@@ -131,7 +133,8 @@ public final class DashLhLayout {
           U32.withName("stride"),
           U64.withName("global_version"),
           U64.withName("n_next"),
-          MemoryLayout.paddingLayout(24),
+          U32.withName("merge_load_percent"),
+          MemoryLayout.paddingLayout(20),
           MemoryLayout.sequenceLayout(DIRECTORY_ENTRIES, U64).withName("directory"));
   /** Offset of the magic. */
   public static final long HDR_MAGIC = off(TABLE_HEADER, "magic");
@@ -147,6 +150,8 @@ public final class DashLhLayout {
   public static final long HDR_GLOBAL_VERSION = off(TABLE_HEADER, "global_version");
   /** Offset of the N|Next word (u64, §5.3). */
   public static final long HDR_N_NEXT = off(TABLE_HEADER, "n_next");
+  /** Offset of the merge bound (u32, percent of one segment's slots; 0: never merge). */
+  public static final long HDR_MERGE_LOAD = off(TABLE_HEADER, "merge_load_percent");
   /** Offset of directory entry 0. */
   public static final long HDR_DIRECTORY = off(TABLE_HEADER, "directory");
   /** "DASHLH01" little-endian. */
@@ -171,6 +176,32 @@ public final class DashLhLayout {
    */
   public static long nNext(int round, long next) {
     return (long) round << 32 | next;
+  }
+
+  /**
+   * @param nNext an N|Next word
+   * @param firstShift log2 of the first array's segment count
+   * @return the segments the word addresses, {@code 2^L + Next}
+   */
+  public static long segmentsOf(long nNext, int firstShift) {
+    return (1L << (firstShift + roundOf(nNext))) + nextOf(nNext);
+  }
+
+  /**
+   * The depth segment {@code s} must have under an N|Next word: {@code L + 1} below Next or at
+   * {@code 2^L} and above, else {@code L}; -1 if the word does not address {@code s}.
+   *
+   * @param s a segment index
+   * @param nNext an N|Next word
+   * @param firstShift log2 of the first array's segment count
+   * @return the due depth, or -1
+   */
+  public static int dueDepth(long s, long nNext, int firstShift) {
+    int level = firstShift + roundOf(nNext);
+    if (s >= segmentsOf(nNext, firstShift)) {
+      return -1;
+    }
+    return s < nextOf(nNext) || s >= 1L << level ? level + 1 : level;
   }
 
   // ------------------------------------------------------------------ hybrid expansion

@@ -8,11 +8,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The {@code dash-lh} scheme for {@link io.pmhash.map.PmHash}. Three parameters, recorded as
- * pool header parameters 0..2 and in the table header: {@code stashBuckets} (2..4, default 2),
+ * The {@code dash-lh} scheme for {@link io.pmhash.map.PmHash}. Four parameters, recorded as
+ * pool header parameters 0..3 and in the table header: {@code stashBuckets} (2..4, default 2),
  * {@code firstArray} (segments in the first segment array, a power of two in 1..1024, default
  * 64) and {@code stride} (fixed-size expansions before each doubling, 1..16, default 8), the
- * defaults being Dash §6.2's. {@link TableOptions#initialCapacity()} is not used: the table
+ * defaults being Dash §6.2's; {@code mergeLoadPercent} (0..50, default 25, Dash-EH's quarter):
+ * the segment pair split last is merged back when its two segments hold at most that percentage
+ * of one segment's slots, 0 never contracts. {@link TableOptions#initialCapacity()} is not used: the table
  * starts with the first array and grows one segment at a time.
  */
 public final class DashLhProvider implements SchemeProvider {
@@ -30,6 +32,10 @@ public final class DashLhProvider implements SchemeProvider {
   public static final int DEFAULT_FIRST_ARRAY = 64;
   /** Default stride (Dash §6.2: "a stride of eight"). */
   public static final int DEFAULT_STRIDE = 8;
+  /** The merge-bound parameter. */
+  public static final String MERGE_LOAD = "mergeLoadPercent";
+  /** Default merge bound: Dash-EH's (a pair merges when it holds at most a quarter of a segment). */
+  public static final int DEFAULT_MERGE_LOAD = 25;
 
   /** For {@link java.util.ServiceLoader}. */
   public DashLhProvider() {}
@@ -50,6 +56,7 @@ public final class DashLhProvider implements SchemeProvider {
     m.put(STASH_BUCKETS, (long) DEFAULT_STASH_BUCKETS);
     m.put(FIRST_ARRAY, (long) DEFAULT_FIRST_ARRAY);
     m.put(STRIDE, (long) DEFAULT_STRIDE);
+    m.put(MERGE_LOAD, (long) DEFAULT_MERGE_LOAD);
     return m;
   }
 
@@ -58,14 +65,15 @@ public final class DashLhProvider implements SchemeProvider {
     long stash = options.param(STASH_BUCKETS, DEFAULT_STASH_BUCKETS);
     long first = options.param(FIRST_ARRAY, DEFAULT_FIRST_ARRAY);
     long stride = options.param(STRIDE, DEFAULT_STRIDE);
-    DashLhTable.checkParams(stash, first, stride);
-    return new long[] {stash, first, stride};
+    long merge = options.param(MERGE_LOAD, DEFAULT_MERGE_LOAD);
+    DashLhTable.checkParams(stash, first, stride, merge);
+    return new long[] {stash, first, stride, merge};
   }
 
   @Override
   public LongHashTable create(Pool pool, TableOptions options) {
     long[] p = headerParams(options);
-    return DashLhTable.create(pool, (int) p[0], (int) p[1], (int) p[2]);
+    return DashLhTable.create(pool, (int) p[0], (int) p[1], (int) p[2], (int) p[3]);
   }
 
   @Override

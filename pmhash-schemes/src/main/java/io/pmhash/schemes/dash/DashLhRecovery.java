@@ -20,7 +20,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <ol>
  *   <li>clear every lock: the buckets', the chain lock, the chained buckets';
- *   <li>recompute fingerprints from keys, remove displacement duplicates, recount (Dash-EH's
+ *   <li>drop the records the segment's shape does not cover (an interrupted merge's copies,
+ *       {@link DashLhMerge} step 1), recompute fingerprints from keys, remove displacement
+ *       duplicates, recount (Dash-EH's
  *       {@link DashRecovery#repairRecords}; for chained buckets fingerprints and counts);
  *   <li>rebuild the overflow metadata, chained records included;
  *   <li>persist all of it, then persist the segment's version = global version.
@@ -84,7 +86,10 @@ final class DashLhRecovery {
       DashRecovery.refreshFingerprints(segs, m, b);
       DashRecovery.recount(m, b);
     }
-    // (2) the segment's buckets
+    // (2) records the shape does not cover are the copies of an interrupted merge (DashLhMerge
+    // step 1): dropped, so that no later merge of this segment duplicates them
+    lh.dropUncovered(m, seg, DashSegment.shapeAcquire(m, seg));
+    // the segment's buckets
     DashRecovery.repairRecords(segs, m, seg, buckets);
     // (3) overflow metadata
     lh.rebuildOverflow(m, seg);

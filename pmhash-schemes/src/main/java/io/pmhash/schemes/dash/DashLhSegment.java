@@ -33,8 +33,9 @@ import java.lang.foreign.MemorySegment;
  * then the segment's chain lock, then chained buckets in chain order. Every writer of key k
  * holds k's two buckets, so a reader that validates their versions needs no chain lock; an
  * append holds the chain lock, so that two appends never race on the head link; a split holds
- * everything. Chain nodes are never freed while the table is open (a split leaves a drained node
- * in place), so a reader never follows a link into freed memory.
+ * everything. A chain node is freed only by a merge ({@link DashLhMerge}), with the epoch-deferred
+ * reuse of the allocator, so an optimistic reader (always inside an epoch) never follows a link
+ * into reused memory; a split leaves a drained node in place.
  */
 final class DashLhSegment {
   private final Pool pool;
@@ -193,6 +194,34 @@ final class DashLhSegment {
         long h = Hashing.hash(key(m, b, Integer.numberOfTrailingZeros(a)));
         incrementOverflowCount(m, bucket(seg, segs.bucketIndex(h)));
       }
+    }
+  }
+
+  /**
+   * Drops every record of the segment and its chain that {@code shape} does not cover (release
+   * stores of bitmaps, no flush): the half a split moved to its new segment, or the copies of an
+   * interrupted merge. The caller rebuilds the overflow metadata and persists.
+   */
+  void dropUncovered(MemorySegment m, long seg, long shape) {
+    for (int i = 0; i < segs.normal + segs.stash; i++) {
+      dropUncoveredIn(m, bucket(seg, i), shape);
+    }
+    for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
+      dropUncoveredIn(m, node + NODE_BUCKET, shape);
+    }
+  }
+
+  private static void dropUncoveredIn(MemorySegment m, long b, long shape) {
+    int bm = bitmap(m, b);
+    int keep = 0;
+    for (int a = allocated(bm); a != 0; a &= a - 1) {
+      int slot = Integer.numberOfTrailingZeros(a);
+      if (DashLhTable.covers(shape, Hashing.hash(key(m, b, slot)))) {
+        keep |= 1 << slot;
+      }
+    }
+    if (keep != allocated(bm)) {
+      setBitmapRelease(m, b, restrictTo(bm, keep));
     }
   }
 

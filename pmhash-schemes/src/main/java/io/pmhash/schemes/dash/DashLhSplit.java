@@ -33,8 +33,10 @@ import java.util.List;
  * and published into the entry in one allocator step (under the array lock). Then {@code
  * N|Next} is CAS-ed forward (Next + 1, or N + 1 and Next = 0 at the end of a round). It is not
  * persisted here: the first split that depends on it flushes it (invariant B below), and an
- * advance lost in a crash before that changed nothing durable. Advancing is the only serialised step (a CAS, retried only when another thread's
- * advance succeeded: lock-free); no segment is split by it.
+ * advance lost in a crash before that changed nothing durable. Advancing is the only serialised
+ * step (a CAS under the array lock, which a merge's retreat of the word and its freeing of
+ * arrays hold too, {@link DashLhMerge}, so that no advance moves the word onto an array a merge
+ * is freeing); no segment is split by it.
  *
  * <p>Invariant A: a segment's array is durable and published before any {@code N|Next} that
  * addresses it is durable (the array's allocator step commits before the CAS).
@@ -87,6 +89,15 @@ final class DashLhSplit {
 
   /** Advances Next by one (§5.3); a table at its largest size, or a full pool, stays as it is. */
   void advance() {
+    table.arrayLock.lock(); // a merge's retreat and array free hold it too (DashLhMerge steps 4-5)
+    try {
+      advanceLocked();
+    } finally {
+      table.arrayLock.unlock();
+    }
+  }
+
+  private void advanceLocked() {
     for (;;) {
       MemorySegment m = pool.memory();
       long w = (long) LONG.getAcquire(m, table.header + HDR_N_NEXT);
@@ -159,6 +170,9 @@ final class DashLhSplit {
       if (DashSegment.shapeAcquire(m, pseg) != shape(d, LIVE, pi)) {
         return; // another thread split it
       }
+      if (dueDepth(pi, table.nNextWord(), table.firstShift) <= d) {
+        return; // a merge took the word back since the caller read it (it holds these locks to do so)
+      }
       long ni = pi + (1L << d);
       long nseg = table.segmentOffset(pool.memory(), ni);
       if (nseg == 0) {
@@ -183,14 +197,29 @@ final class DashLhSplit {
     MemorySegment m = pool.memory();
     long hashBit = 1L << (SEGMENT_HASH_SHIFT + d);
     int buckets = segs.normal + segs.stash;
-    MemorySegment.copy(m, pseg + SEG_BUCKETS, m, nseg + SEG_BUCKETS, buckets * BUCKET_BYTES);
+    // n's bucket locks: a segment that was LIVE in this run (its recovery version is the global
+    // one) and merged away since may have its bucket locks held by a writer that routed by an
+    // older word (it waits, finds n not covering its key and lets go): never overwrite them, so
+    // copy around them; a reader's snapshot stays valid only if nothing changed, as ever. Any
+    // other n was not touched in this run: its lock words are zero or crash garbage, zeroed.
+    boolean touched = (long) LONG.get(m, nseg + DashLhLayout.SEG_VERSION) == table.globalVersion;
+    if (touched) {
+      for (int i = 0; i < buckets; i++) {
+        MemorySegment.copy(m, bucket(pseg, i), m, bucket(nseg, i), LOCK);
+        MemorySegment.copy(m, bucket(pseg, i) + LOCK + 4, m, bucket(nseg, i) + LOCK + 4, BUCKET_BYTES - LOCK - 4);
+      }
+    } else {
+      MemorySegment.copy(m, pseg + SEG_BUCKETS, m, nseg + SEG_BUCKETS, buckets * BUCKET_BYTES);
+    }
     m.asSlice(nseg, SEG_BUCKETS).fill((byte) 0);
     LONG.set(m, nseg + DashLhLayout.SEG_VERSION, table.globalVersion);
     for (int i = 0; i < buckets; i++) {
       long sb = bucket(pseg, i);
       long nb = bucket(nseg, i);
       int bm = bitmap(m, sb);
-      INT.set(m, nb + LOCK, 0);
+      if (!touched) {
+        INT.set(m, nb + LOCK, 0);
+      }
       INT.set(m, nb + BITMAP, restrictTo(bm, DashSplit.slotsWithHashBit(segs, m, sb, bm, hashBit)));
     }
     segs.rebuildOverflow(m, nseg);
@@ -244,13 +273,7 @@ final class DashLhSplit {
 
   /** Steps 3–4: p keeps its half; its depth becomes d + 1. Idempotent. */
   private void finish(MemorySegment m, long pseg, long pi, int d) {
-    long hashBit = 1L << (SEGMENT_HASH_SHIFT + d);
-    for (int i = 0; i < segs.normal + segs.stash; i++) {
-      dropHashBit(m, bucket(pseg, i), hashBit);
-    }
-    for (long node = DashLhSegment.chainHead(m, pseg); node != 0; node = DashLhSegment.nextNode(m, node)) {
-      dropHashBit(m, node + NODE_BUCKET, hashBit);
-    }
+    lh.dropUncovered(m, pseg, shape(d + 1, LIVE, pi)); // the records with hash bit 14 + d
     lh.rebuildOverflow(m, pseg);
     segs.flushAllMeta(pseg);
     lh.flushChainMeta(m, pseg);
@@ -261,13 +284,5 @@ final class DashLhSplit {
     // shape's line becomes durable with a later flush of it (a chain append's link, recovery's
     // version, or the next split of p)
     LONG.setRelease(m, pseg + SEG_SHAPE, shape(d + 1, LIVE, pi));
-  }
-
-  private void dropHashBit(MemorySegment m, long b, long hashBit) {
-    int bm = bitmap(m, b);
-    int moved = DashSplit.slotsWithHashBit(segs, m, b, bm, hashBit);
-    if (moved != 0) {
-      setBitmapRelease(m, b, restrictTo(bm, allocated(bm) & ~moved));
-    }
   }
 }

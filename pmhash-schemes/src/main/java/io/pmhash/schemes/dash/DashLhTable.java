@@ -42,11 +42,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * Reads are Dash Algorithm 3 (optimistic, validated, never writing unless a segment must first
  * be recovered or split); writers lock the key's two buckets and call {@link DashSegment} (the
  * Dash-EH bucket code, shared) and, when the segment is full, {@link DashLhSegment}'s chain.
- * Expansion and splits are {@link DashLhSplit}'s, lazy recovery {@link DashLhRecovery}'s.
+ * Expansion and splits are {@link DashLhSplit}'s, contraction {@link DashLhMerge}'s, lazy
+ * recovery {@link DashLhRecovery}'s.
  *
  * <p><b>Routing.</b> {@code N|Next} (one u64, §5.3) gives each segment index the depth it must
  * have; a thread that finds its segment ABSENT or shallower than that first does the split that
- * is due (LHlf): see {@link #materialize}. Segments are never merged: this table does not shrink.
+ * is due (LHlf): see {@link #materialize}. When a delete empties its bucket and the segment pair
+ * split last is light, the word retreats and the pair is merged back ({@link DashLhMerge}).
  */
 public final class DashLhTable implements LongHashTable {
   private static final int PUT = 0;
@@ -63,20 +65,26 @@ public final class DashLhTable implements LongHashTable {
   final DashLhSegment lh;
   final DashLhSplit split;
   final DashLhRecovery recovery;
+  final DashLhMerge merge;
   final long header;
   final long globalVersion;
   final int stash;
   final int firstShift;
   final int stride;
+  final int mergeLoad;
   final long segBytes;
+  /** Held by every advance of the word, a merge's retreat of it, and array allocation and freeing. */
   final ReentrantLock arrayLock = new ReentrantLock();
   final AtomicLong splits = new AtomicLong();
   final AtomicLong advances = new AtomicLong();
   final AtomicLong arrays = new AtomicLong();
   final AtomicLong expansionsRefused = new AtomicLong();
   final AtomicLong recoveredSegments = new AtomicLong();
+  final AtomicLong merges = new AtomicLong();
+  final AtomicLong retreats = new AtomicLong();
+  final AtomicLong arraysFreed = new AtomicLong();
 
-  private DashLhTable(Pool pool, long header, int stash, int firstShift, int stride, long globalVersion) {
+  private DashLhTable(Pool pool, long header, int stash, int firstShift, int stride, int mergeLoad, long globalVersion) {
     this.pool = pool;
     this.persistence = pool.persistence();
     this.epochs = pool.epochs();
@@ -84,12 +92,14 @@ public final class DashLhTable implements LongHashTable {
     this.stash = stash;
     this.firstShift = firstShift;
     this.stride = stride;
+    this.mergeLoad = mergeLoad;
     this.globalVersion = globalVersion;
     this.segments = new DashSegment(persistence, stash);
     this.segBytes = segments.bytes;
     this.lh = new DashLhSegment(pool, segments);
     this.split = new DashLhSplit(this);
     this.recovery = new DashLhRecovery(this);
+    this.merge = new DashLhMerge(this, mergeLoad);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -103,10 +113,26 @@ public final class DashLhTable implements LongHashTable {
    * @param stash fixed stash buckets per segment, 2..4
    * @param firstArray segments in the first array, a power of two, 1..1024
    * @param stride fixed-size expansions before each doubling (§5.2), 1..16
-   * @return the table
+   * @return the table, merging at {@link DashLhProvider#DEFAULT_MERGE_LOAD}
    */
   public static DashLhTable create(Pool pool, int stash, int firstArray, int stride) {
-    checkParams(stash, firstArray, stride);
+    return create(pool, stash, firstArray, stride, DashLhProvider.DEFAULT_MERGE_LOAD);
+  }
+
+  /**
+   * Builds an empty table in a fresh pool, as {@link #create(Pool, int, int, int)}, with a merge
+   * bound.
+   *
+   * @param pool the pool, its header naming dash-lh
+   * @param stash fixed stash buckets per segment, 2..4
+   * @param firstArray segments in the first array, a power of two, 1..1024
+   * @param stride fixed-size expansions before each doubling (§5.2), 1..16
+   * @param mergeLoad the pair split last is merged back when its two segments hold at most this
+   *     percentage of one segment's slots, 0..50 (0 never contracts)
+   * @return the table
+   */
+  public static DashLhTable create(Pool pool, int stash, int firstArray, int stride, int mergeLoad) {
+    checkParams(stash, firstArray, stride, mergeLoad);
     if (pool.root(0) != 0) {
       throw new IllegalStateException("pool already holds a table (root 0 is set)");
     }
@@ -132,6 +158,7 @@ public final class DashLhTable implements LongHashTable {
     INT.set(m, h + HDR_STASH, stash);
     INT.set(m, h + HDR_FIRST, firstArray);
     INT.set(m, h + HDR_STRIDE, stride);
+    INT.set(m, h + HDR_MERGE_LOAD, mergeLoad);
     LONG.set(m, h + HDR_GLOBAL_VERSION, gv);
     p.flush(h, TABLE_HEADER.byteSize());
     try (Publication pub = pool.allocator().begin()) {
@@ -139,7 +166,7 @@ public final class DashLhTable implements LongHashTable {
       // PERSIST(create): the first array and the header are durable (flushed above, ordered by the redo entries' drain) before the step that owns them and links the header from root 0 commits
       pub.commit();
     }
-    return new DashLhTable(pool, h, stash, firstShift, stride, gv);
+    return new DashLhTable(pool, h, stash, firstShift, stride, mergeLoad, gv);
   }
 
   /**
@@ -173,12 +200,15 @@ public final class DashLhTable implements LongHashTable {
     int stash = (int) INT.get(m, h + HDR_STASH);
     int first = (int) INT.get(m, h + HDR_FIRST);
     int stride = (int) INT.get(m, h + HDR_STRIDE);
+    int mergeLoad = (int) INT.get(m, h + HDR_MERGE_LOAD);
     long[] params = pool.schemeParams();
-    if (params.length < 3 || params[0] != stash || params[1] != first || params[2] != stride) {
-      throw corrupt(where + ": dash-lh table header (stash " + stash + ", first array " + first + ", stride " + stride + ") differs from the pool header's parameters");
+    if (params.length < 3 || params[0] != stash || params[1] != first || params[2] != stride
+        || params.length > 3 && params[3] != mergeLoad) {
+      throw corrupt(where + ": dash-lh table header (stash " + stash + ", first array " + first + ", stride " + stride
+          + ", merge load " + mergeLoad + ") differs from the pool header's parameters");
     }
     try {
-      checkParams(stash, first, stride);
+      checkParams(stash, first, stride, mergeLoad);
     } catch (IllegalArgumentException e) {
       throw corrupt(where + ": dash-lh table header: " + e.getMessage());
     }
@@ -215,15 +245,19 @@ public final class DashLhTable implements LongHashTable {
       // PERSIST(§4.8): the new global version is durable before any segment is recovered to it
       pool.persistence().persist(h + HDR_GLOBAL_VERSION, 8);
     }
-    return new DashLhTable(pool, h, stash, firstShift, stride, gv);
+    return new DashLhTable(pool, h, stash, firstShift, stride, mergeLoad, gv);
   }
 
   private static UncheckedIOException corrupt(String message) {
     return new UncheckedIOException(new CorruptPoolException(message));
   }
 
-  /** Validates the three parameters; the messages name the parameter and the allowed range. */
-  static void checkParams(long stash, long firstArray, long stride) {
+  /** Validates the four parameters; the messages name the parameter and the allowed range. */
+  static void checkParams(long stash, long firstArray, long stride, long mergeLoad) {
+    if (mergeLoad < 0 || mergeLoad > MAX_MERGE_LOAD) {
+      throw new IllegalArgumentException("dash-lh parameter " + DashLhProvider.MERGE_LOAD + " must be 0 (never contract).."
+          + MAX_MERGE_LOAD + " (percent of one segment's slots that the two segments split last may hold together to be merged), got " + mergeLoad);
+    }
     if (stash < MIN_STASH || stash > MAX_STASH) {
       throw new IllegalArgumentException("dash-lh parameter stashBuckets must be 2..4, got " + stash);
     }
@@ -325,13 +359,20 @@ public final class DashLhTable implements LongHashTable {
   /**
    * Makes segment {@code s} LIVE at depth {@code depth} or more (LHlf, §5.3): an ABSENT segment
    * is created by splitting its parent (made ready the same way first); a shallower one is split.
-   * Bounded: each round raises a depth, and depths are bounded by the level.
+   * Nothing is done once the word no longer asks for that depth (a merge took it back). Bounded:
+   * each round raises a depth, and depths are bounded by the level.
    */
   void materialize(long s, int depth) {
     for (;;) {
       MemorySegment m = pool.memory();
+      if (dueDepth(s, nNextWord(), firstShift) < depth) {
+        return; // a merge took the word back since the caller read it: the caller routes again
+      }
       long seg = segmentOffset(m, s);
       if (seg == 0) {
+        if (dueDepth(s, nNextWord(), firstShift) < depth) {
+          return; // a merge took the word back and freed the array since the check above
+        }
         throw corrupt("dash-lh: segment " + s + " has no segment array although Next addresses it: the pool is damaged");
       }
       long shape = shapeAcquire(m, seg);
@@ -345,8 +386,28 @@ public final class DashLhTable implements LongHashTable {
         throw corrupt("dash-lh: segment " + s + " of the first array is not LIVE: the pool is damaged");
       } else {
         int d = 63 - Long.numberOfLeadingZeros(s);
+        long w = nNextWord();
         materialize(s - (1L << d), d + 1); // the parent's split at depth d creates s
+        m = pool.memory();
+        if (stateOf(shapeAcquire(m, seg)) != LIVE) {
+          checkParentSplit(m, s, d, w);
+        }
       }
+    }
+  }
+
+  /**
+   * Segment {@code s} is still ABSENT after its parent was made ready: if the parent is deeper
+   * than d although the word has not changed, s should exist (a split makes s LIVE before its
+   * parent deeper, a merge makes the parent shallower before s ABSENT, and under one word a
+   * pair is not split again after a merge): the pool is damaged, and retrying would never end.
+   */
+  private void checkParentSplit(MemorySegment m, long s, int d, long w) {
+    long parent = segmentOffset(m, s - (1L << d));
+    long ps = parent == 0 ? 0 : shapeAcquire(m, parent);
+    if (stateOf(ps) == LIVE && depthOf(ps) > d && nNextWord() == w) {
+      throw corrupt("dash-lh: segment " + s + " is ABSENT although its parent " + (s - (1L << d)) + " has depth "
+          + depthOf(ps) + " under N|Next " + Long.toHexString(w) + ": the pool is damaged");
     }
   }
 
@@ -457,6 +518,7 @@ public final class DashLhTable implements LongHashTable {
     int y2 = (y + 1) & (NORMAL_BUCKETS - 1);
     EpochReclaimer e = epochs;
     boolean grew = false;
+    boolean emptied = false;
     e.enter();
     try {
       for (;;) {
@@ -477,7 +539,9 @@ public final class DashLhTable implements LongHashTable {
           }
           long loc = search(m, seg, b1, b2, key, fp);
           if (op != PUT && op != PUT_IF_ABSENT) {
-            return change(m, seg, b1, b2, loc, fp, value, expected, op);
+            boolean changed = change(m, seg, b1, b2, loc, fp, value, expected, op);
+            emptied = changed && op >= REMOVE && count(bitmap(m, b1)) == 0;
+            return changed;
           }
           if (loc >= 0) {
             if (op == PUT) {
@@ -497,6 +561,9 @@ public final class DashLhTable implements LongHashTable {
     } finally {
       if (grew) {
         split.advance(); // a chained stash bucket was allocated: one more segment is due (§5.1)
+      }
+      if (emptied) {
+        merge.maybeMerge(); // a delete emptied its bucket (as Dash-EH): the pair split last may merge back
       }
       e.exit();
     }
@@ -537,15 +604,19 @@ public final class DashLhTable implements LongHashTable {
         long next = nextOf(w);
         long total = (1L << level) + next;
         long[] out = new long[(int) total];
-        for (long s = 0; s < total; s++) {
+        boolean same = true;
+        for (long s = 0; s < total && same; s++) {
           int depth = s < next || s >= 1L << level ? level + 1 : level;
           materialize(s, depth);
           m = pool.memory();
           long seg = segmentOffset(m, s);
-          recoverIfNeeded(m, seg);
-          out[(int) s] = seg;
+          same = nNextWord() == w; // else a merge may have taken s away: start again
+          if (same) {
+            recoverIfNeeded(m, seg);
+            out[(int) s] = seg;
+          }
         }
-        if ((long) LONG.getAcquire(pool.memory(), header + HDR_N_NEXT) == w) {
+        if (same && nNextWord() == w) {
           return out;
         }
       }
@@ -569,15 +640,20 @@ public final class DashLhTable implements LongHashTable {
   public void forEach(LongLongConsumer action) {
     long[] keys = new long[SLOTS];
     long[] values = new long[SLOTS];
-    long[] segs = segmentOffsets();
-    MemorySegment m = pool.memory();
-    for (long seg : segs) {
-      for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
-        visit(m, bucket(seg, i), keys, values, action);
+    epochs.enter(); // a merge frees chained buckets and arrays: not reused while we read them
+    try {
+      long[] segs = segmentOffsets();
+      MemorySegment m = pool.memory();
+      for (long seg : segs) {
+        for (int i = 0; i < NORMAL_BUCKETS + stash; i++) {
+          visit(m, bucket(seg, i), keys, values, action);
+        }
+        for (long node = DashLhSegment.chainHead(m, seg); node != 0; node = DashLhSegment.nextNode(m, node)) {
+          visit(m, node + NODE_BUCKET, keys, values, action);
+        }
       }
-      for (long node = DashLhSegment.chainHead(m, seg); node != 0; node = DashLhSegment.nextNode(m, node)) {
-        visit(m, node + NODE_BUCKET, keys, values, action);
-      }
+    } finally {
+      epochs.exit();
     }
   }
 
@@ -653,7 +729,11 @@ public final class DashLhTable implements LongHashTable {
     details.put("stashBuckets", (long) stash);
     details.put("stashRecords", stashed);
     details.put("chainedBuckets", chained);
+    details.put("mergeLoadPercent", (long) mergeLoad);
     details.put("splits", splits.get());
+    details.put("merges", merges.get());
+    details.put("retreats", retreats.get());
+    details.put("segmentArraysFreed", arraysFreed.get());
     details.put("advances", advances.get());
     details.put("segmentArrays", arrays.get());
     details.put("expansionsRefused", expansionsRefused.get());
@@ -666,7 +746,7 @@ public final class DashLhTable implements LongHashTable {
 
   @Override
   public String toString() {
-    return "dash-lh table (stash " + stash + ", first array " + (1L << firstShift) + ", stride " + stride
+    return "dash-lh table (stash " + stash + ", first array " + (1L << firstShift) + ", stride " + stride + ", merge load " + mergeLoad + "%"
         + ", global version " + globalVersion + ") in " + pool;
   }
 }

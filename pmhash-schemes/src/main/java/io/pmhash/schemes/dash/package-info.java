@@ -6,7 +6,8 @@
  * <p>Dash-LH: Dash for linear hashing (the same paper, §5; {@code docs/format/dash-lh.md}),
  * built on the same bucket and segment code: {@link io.pmhash.schemes.dash.DashLhTable} and the
  * {@code DashLh*} classes. Its persist orders, recovery and deviations are documented there and
- * in {@link io.pmhash.schemes.dash.DashLhSplit}; what follows is Dash-EH's.
+ * in {@link io.pmhash.schemes.dash.DashLhSplit} and {@link io.pmhash.schemes.dash.DashLhMerge}
+ * (contraction); what follows is Dash-EH's.
  *
  * <h2>Assumptions and guarantees</h2>
  *

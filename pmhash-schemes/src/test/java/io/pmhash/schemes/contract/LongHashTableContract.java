@@ -10,6 +10,7 @@ import io.pmhash.core.Durability;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
+import io.pmhash.map.TableStats;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,6 +58,16 @@ public abstract class LongHashTableContract {
     table.forEach((k, v) -> n[0]++);
     assertEquals(n[0], table.size(), "size() equals a scan");
   }
+
+  /**
+   * Called by {@link #growsThroughManyStructuralChangesAndBackDown} after every key was removed:
+   * a scheme that contracts checks here that it did (the statistics after growth, then after the
+   * removals). The default checks nothing: not every scheme shrinks.
+   *
+   * @param grown the statistics with every key in
+   * @param emptied the statistics after every key was removed
+   */
+  protected void checkShrunk(TableStats grown, TableStats emptied) {}
 
   /** Keys the random-operation tests draw from: small, so operations collide often. */
   protected int keyRange() {
@@ -199,12 +210,14 @@ public abstract class LongHashTableContract {
         assertEquals(i, t.get(i * 0x9E3779B97F4A7C15L, -1), "get " + i);
       }
       checkInvariants(t);
+      TableStats grown = t.stats();
       for (int i = 0; i < n; i++) {
         assertTrue(t.remove(i * 0x9E3779B97F4A7C15L), "remove " + i);
       }
       assertEquals(0, t.size());
       assertFalse(t.containsKey(0));
       checkInvariants(t);
+      checkShrunk(grown, t.stats());
       for (int i = 0; i < n / 2; i++) {
         assertTrue(t.put(i * 31L + 7, i), "reinsert " + i);
       }

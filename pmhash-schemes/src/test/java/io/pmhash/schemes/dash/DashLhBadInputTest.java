@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,10 +27,17 @@ class DashLhBadInputTest {
 
   @Test
   void parametersOutOfRangeAreRefusedByName() {
-    for (String[] bad : new String[][] {{"stashBuckets", "5"}, {"firstArray", "3"}, {"firstArray", "2048"}, {"stride", "0"}, {"stride", "17"}}) {
+    for (String[] bad : new String[][] {{"stashBuckets", "5"}, {"firstArray", "3"}, {"firstArray", "2048"}, {"stride", "0"}, {"stride", "17"},
+        {"mergeLoadPercent", "-1"}, {"mergeLoadPercent", "51"}}) {
       var e = assertThrows(IllegalArgumentException.class,
           () -> PmHash.createVolatile(TableOptions.scheme("dash-lh").withParam(bad[0], Long.parseLong(bad[1]))).close());
       assertTrue(e.getMessage().contains(bad[0]) && e.getMessage().contains(bad[1]), e.getMessage());
+    }
+    // the bounds themselves are accepted, and recorded: 0 never contracts
+    for (long ok : new long[] {0, 50}) {
+      try (var t = PmHash.createVolatile(TableOptions.scheme("dash-lh").withParam("mergeLoadPercent", ok))) {
+        assertTrue(t.stats().details().get("mergeLoadPercent") == ok, t.stats().toString());
+      }
     }
   }
 
@@ -106,5 +114,26 @@ class DashLhBadInputTest {
     assertTrue(link >= 0, "the table has a chain");
     io.pmhash.schemes.contract.DamagedPools.poke64(file, link, 1L << 40);
     io.pmhash.schemes.contract.DamagedPools.assertRefusedUnchanged(file, "dash-lh stash chain of a segment node 0", "outside the heap");
+  }
+
+  /**
+   * A segment that the word says exists is ABSENT although its parent is already deeper (no crash
+   * leaves this; a damaged pool can): making it ready is refused as corruption, not retried
+   * forever.
+   */
+  @Test
+  @Timeout(value = 120, unit = java.util.concurrent.TimeUnit.SECONDS)
+  void anAbsentSegmentUnderADeeperParentIsCorruptionNotAnEndlessLoop() {
+    try (DashLhTable t = DashLhTable.create(io.pmhash.core.Pool.createVolatile(io.pmhash.core.PoolOptions.defaults()
+        .withScheme("dash-lh", 1, 2, 1, 1)), 2, 1, 1)) {
+      for (long i = 0; i < 5_000; i++) {
+        t.put(i * 0x9E3779B97F4A7C15L, i);
+      }
+      long[] segs = t.segmentOffsets(); // every segment LIVE at its due depth
+      long last = segs[segs.length - 1];
+      DashLayout.LONG.setRelease(t.pool.memory(), last + SEG_SHAPE, 0L); // ABSENT
+      var e = assertThrows(java.io.UncheckedIOException.class, t::size);
+      assertTrue(e.getCause() instanceof CorruptPoolException && e.getMessage().contains("ABSENT"), e.getMessage());
+    }
   }
 }

@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Timeout;
  * #twoThreadsInsertingThroughManySplitsFinish} fails by timeout if ours can hang, and checks
  * every key is there. {@link #mixedOperationsAcrossSplits} mixes inserts, updates, deletes and
  * reads of disjoint and shared keys while the table grows, and checks the result against the
- * per-thread models.
+ * per-thread models. {@link #writersAndReadersAcrossMergesAndSplits} grows the table and deletes
+ * it back down, in waves, while readers check keys that are never deleted: merges (the word
+ * going back, segments merged, chained buckets and arrays freed) run under readers and writers.
  */
 class DashLhConcurrencyTest {
   static DashLhTable table(int first, int stride) {
@@ -131,6 +133,85 @@ class DashLhConcurrencyTest {
       t.forEach((k, v) -> n[0]++);
       assertEquals(expected, n[0], "a scan sees each record once");
       assertTrue(t.splits.get() > 20, "splits ran concurrently with the operations: " + t.stats());
+    }
+  }
+
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS)
+  void writersAndReadersAcrossMergesAndSplits() throws Exception {
+    try (DashLhTable t = table(1, 1)) {
+      int stable = 2_000;
+      for (int i = 0; i < stable; i++) {
+        t.put(i * 0x9E3779B97F4A7C15L + 3, i);
+      }
+      int writers = 2;
+      int waves = 3;
+      int perWave = 25_000;
+      java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger(writers);
+      java.util.concurrent.atomic.AtomicLong maxSegments = new java.util.concurrent.atomic.AtomicLong();
+      List<Map<Long, Long>> models = new ArrayList<>();
+      List<Callable<Void>> tasks = new ArrayList<>();
+      for (int th = 0; th < writers; th++) {
+        Map<Long, Long> model = new java.util.HashMap<>();
+        models.add(model);
+        long base = (long) (th + 1) << 40;
+        tasks.add(() -> {
+          try {
+            for (int wave = 0; wave < waves; wave++) {
+              for (int i = 0; i < perWave; i++) {
+                long k = (base + wave * (long) perWave + i) * 0x9E3779B97F4A7C15L;
+                assertTrue(t.put(k, i), "insert " + k);
+                model.put(k, (long) i);
+              }
+              maxSegments.accumulateAndGet(DashLhLayout.segmentsOf(t.nNextWord(), t.firstShift), Math::max);
+              // delete all but every 50th key of the wave: the table merges back down
+              for (int i = 0; i < perWave; i++) {
+                long k = (base + wave * (long) perWave + i) * 0x9E3779B97F4A7C15L;
+                if (i % 50 != 0) {
+                  assertTrue(t.remove(k), "remove " + k);
+                  model.remove(k);
+                } else {
+                  assertEquals(i, t.get(k, -1), "get " + k);
+                }
+              }
+            }
+          } finally {
+            running.decrementAndGet();
+          }
+          return null;
+        });
+      }
+      for (int r = 0; r < 2; r++) {
+        int first = r;
+        tasks.add(() -> {
+          // readers: keys never deleted are always found, with their value, across merges and splits
+          for (int i = first; running.get() > 0; i = (i + 2) % stable) {
+            assertEquals(i, t.get(i * 0x9E3779B97F4A7C15L + 3, -1), "stable key " + i);
+          }
+          return null;
+        });
+      }
+      runAll(tasks);
+      long expected = stable;
+      for (Map<Long, Long> model : models) {
+        expected += model.size();
+        for (var e : model.entrySet()) {
+          assertEquals(e.getValue(), t.get(e.getKey(), -1), "key " + e.getKey());
+        }
+      }
+      for (int i = 0; i < stable; i++) {
+        assertEquals(i, t.get(i * 0x9E3779B97F4A7C15L + 3, -1), "stable key " + i);
+      }
+      assertEquals(expected, t.size());
+      long[] n = new long[1];
+      t.forEach((k, v) -> n[0]++);
+      assertEquals(expected, n[0], "a scan sees each record once");
+      long segments = t.stats().details().get("segments");
+      System.out.println("DashLhConcurrencyTest merges: " + t.stats().details());
+      assertTrue(t.merges.get() > 20 && t.splits.get() > 20 && segments < maxSegments.get(),
+          "merges and splits ran concurrently with readers and writers (" + maxSegments.get() + " segments at most, " + segments + " now): " + t.stats());
+      DashLhCrashTest.checkSegments(t.pool, t, "after the threads");
+      DashLhCrashTest.checkNoLeak(t.pool, t, "after the threads");
     }
   }
 }

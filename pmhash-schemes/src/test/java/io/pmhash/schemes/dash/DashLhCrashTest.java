@@ -39,7 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * agree, no leaked block (owned blocks are exactly the header, the segment arrays and the chain
  * nodes of LIVE segments), every segment LIVE at its due depth and recovered, and the table
  * keeps working. Tables use a first array of 1 segment and stride 1, so that a few hundred keys
- * reach chains, splits and doublings.
+ * reach chains, splits and doublings. Contraction: a merge of the pair split last (Next back by
+ * one), a merge that takes the round back (Next was 0: N back by one), a merge that frees n's
+ * chained stash bucket, and a merge that frees a segment array, each with crashes during the
+ * recovery too; every workload is checked on a dry run to reach its path.
  */
 @Timeout(value = 30, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang (a lock left held) fails
 class DashLhCrashTest {
@@ -98,6 +101,11 @@ class DashLhCrashTest {
   }
 
   private CrashHarness.Report crash(String name, int first, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
+    return crash(name, first, setup, work, recoveryCrashes, t -> { });
+  }
+
+  private CrashHarness.Report crash(String name, int first, List<Op> setup, List<Op> work, boolean recoveryCrashes,
+      java.util.function.Consumer<DashLhTable> afterSetup) {
     Map<Long, Long> s = new HashMap<>();
     setup.forEach(o -> o.apply(s));
     List<Map<Long, Long>> states = new ArrayList<>();
@@ -116,6 +124,7 @@ class DashLhCrashTest {
           for (Op o : setup) {
             o.apply(t);
           }
+          afterSetup.accept(t);
         });
     if (recoveryCrashes) {
       b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING);
@@ -352,5 +361,96 @@ class DashLhCrashTest {
     work.add(Op.remove(all.get(11).key()));
     CrashHarness.Report r = crash("array-doubling", all.subList(0, at), work, false);
     assertTrue(r.crashPoints() >= 8, r.summary());
+  }
+
+  // ------------------------------------------------------------------ contraction
+
+  /** What the dry run of a delete that merges must have seen. */
+  enum MergePath { NEXT_BACK, ROUND_BACK, CHAINED_BUCKET_FREED, ARRAY_FREED }
+
+  /**
+   * The seeded inserts of {@code keys} keys, then their deletes in insertion order, until the
+   * delete whose merge takes the given path (a dry run on a fresh table).
+   *
+   * @return {n, d}: the inserts, and the index of the delete that merges along {@code path}
+   */
+  private static int[] mergeWhere(long seed, int keys, MergePath path) {
+    List<Op> ins = seeded(seed, keys);
+    try (DashLhTable t = fresh(FIRST)) {
+      for (Op o : ins) {
+        o.apply(t);
+      }
+      for (int i = 0; i < keys; i++) {
+        MemorySegment m = t.pool.memory();
+        long w = t.nNextWord();
+        long next = nextOf(w);
+        int level = t.firstShift + roundOf(w);
+        long n = next > 0 ? (1L << level) + next - 1 : (1L << level) - 1;
+        long nseg = w == 0 ? 0 : t.segmentOffset(m, n);
+        long chain = nseg == 0 ? 0 : DashLhSegment.chainLength(m, nseg);
+        long merges = t.merges.get();
+        long freed = t.arraysFreed.get();
+        Op.remove(ins.get(i).key()).apply(t);
+        if (t.merges.get() == merges + 1) {
+          boolean hit = switch (path) {
+            case NEXT_BACK -> next > 0;
+            case ROUND_BACK -> next == 0;
+            case CHAINED_BUCKET_FREED -> chain > 0;
+            case ARRAY_FREED -> t.arraysFreed.get() > freed;
+          };
+          if (hit) {
+            return new int[] {keys, i};
+          }
+        }
+      }
+    }
+    throw new AssertionError("no delete of the " + keys + " keys of seed " + seed + " merges along " + path);
+  }
+
+  private CrashHarness.Report mergeCrash(String name, long seed, int keys, MergePath path, int minPoints) {
+    int[] at = mergeWhere(seed, keys, path);
+    List<Op> ins = seeded(seed, at[0]);
+    List<Op> setup = new ArrayList<>(ins);
+    for (int i = 0; i < at[1]; i++) {
+      setup.add(Op.remove(ins.get(i).key()));
+    }
+    List<Op> work = new ArrayList<>();
+    work.add(Op.remove(ins.get(at[1]).key())); // the delete that merges along the path
+    work.add(Op.put(ins.get(at[1]).key(), -1)); // and the table keeps working after it
+    work.add(Op.remove(ins.get(at[1] + 1).key()));
+    // every segment header durable, as a recovery (its version) or a chain append (its link)
+    // leaves it: a split does not persist p's new depth, and the merge must not rely on that
+    CrashHarness.Report r = crash(name, FIRST, setup, work, true, t -> {
+      for (long seg : t.segmentOffsets()) {
+        t.persistence.persist(seg, 64);
+      }
+    });
+    assertTrue(r.crashPoints() >= minPoints, r.summary());
+    assertTrue(r.recoveryCrashPoints() > 0, r.summary());
+    return r;
+  }
+
+  /** A merge taking Next back by one: n's records into p, n ABSENT, the word back. */
+  @Test
+  void mergeTakingNextBack() {
+    mergeCrash("merge", 0x3E61L, 3000, MergePath.NEXT_BACK, 10);
+  }
+
+  /** A merge at Next = 0: the word goes back a round (N − 1, Next = 2^(L−1) − 1). */
+  @Test
+  void mergeTakingTheRoundBack() {
+    mergeCrash("merge-round-back", 0x3E62L, 3000, MergePath.ROUND_BACK, 10);
+  }
+
+  /** A merge of an n with a chained stash bucket, which the merge frees. */
+  @Test
+  void mergeFreeingAChainedStashBucket() {
+    mergeCrash("merge-chained-bucket", 0x3E63L, 3000, MergePath.CHAINED_BUCKET_FREED, 12);
+  }
+
+  /** A merge after which a segment array is no longer addressed and is freed. */
+  @Test
+  void mergeFreeingASegmentArray() {
+    mergeCrash("merge-array-freed", 0x3E64L, 3000, MergePath.ARRAY_FREED, 12);
   }
 }

@@ -45,6 +45,7 @@ class DashLhLayoutTest {
     assertEquals(20, HDR_STRIDE);
     assertEquals(24, HDR_GLOBAL_VERSION);
     assertEquals(32, HDR_N_NEXT);
+    assertEquals(40, HDR_MERGE_LOAD);
     assertEquals(64, HDR_DIRECTORY);
     assertEquals(64 + 8 * 128, TABLE_HEADER.byteSize());
     assertEquals("DASHLH01", new String(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(MAGIC).array(), java.nio.charset.StandardCharsets.US_ASCII));

@@ -21,6 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
  * displacement there), on top of the operation that runs it. Operations during which the pool
  * grew or the allocator formatted a chunk (every segment array is a huge block in a new chunk)
  * are left out: those persist the pool's and the allocator's own headers, counted by their tests.
+ * A delete that merges: 1 (the delete) + 2 (n's records into p) + 4 (p's new depth flushed; n
+ * ABSENT and its chained buckets freed: one allocator step) + 4 per segment array freed (the
+ * word back only flushed, before); a delete whose merge only takes the word back (the split was
+ * never done): 1 + 4 per array freed. (Retiring blocks can make a block freed earlier reusable: the allocator
+ * then persists its own span headers, up to 2 drains more, which the test tells apart.)
  */
 class DashLhPersistCountTest {
   @TempDir Path dir;
@@ -97,6 +102,70 @@ class DashLhPersistCountTest {
         chainedNew++;
       }
       assertTrue(chainedNew > 5 && splitsSeen > 5 && displaced > 0 && grown > 0, "all kinds were seen (pool growths skipped: " + grown + "): " + t.stats());
+    }
+  }
+
+  @Test
+  void deletesThatMerge() throws Exception {
+    try (DashLhTable t = create()) {
+      SplittableRandom r = new SplittableRandom(7);
+      long[] keys = new long[20_000];
+      for (int i = 0; i < keys.length; i++) {
+        keys[i] = r.nextLong();
+        t.put(keys[i], i);
+      }
+      long grownTo = t.stats().details().get("segments");
+      int merged = 0;
+      int retreatedOnly = 0;
+      int arraysFreed = 0;
+      int plain = 0;
+      int allocatorOwn = 0;
+      for (long k : keys) {
+        long merges = t.merges.get();
+        long retreats = t.retreats.get();
+        long freed = t.arraysFreed.get();
+        long splits = t.splits.get();
+        var alloc = t.pool.allocator().stats();
+        PersistenceStats s0 = t.persistence.stats();
+        assertTrue(t.remove(k));
+        long drains = t.persistence.stats().minus(s0).drains();
+        var alloc2 = t.pool.allocator().stats();
+        if (t.splits.get() != splits) {
+          continue; // the delete first ran a due split (counted in chainedInsertsAdvancesAndSplits)
+        }
+        long m = t.merges.get() - merges;
+        long back = t.retreats.get() - retreats;
+        long arr = t.arraysFreed.get() - freed;
+        arraysFreed += (int) arr;
+        assertTrue(m <= back && back <= 1, "one merge at most per delete");
+        long expected = m == 1 ? 1 + 2 + 4 + 4 * arr : back == 1 ? 1 + 4 * arr : 1;
+        if (alloc2.freeChunks() != alloc.freeChunks() || alloc2.runChunks() != alloc.runChunks()
+            || alloc2.hugeChunks() != alloc.hugeChunks()) {
+          // a freed block's reuse gave a chunk back to a free span: the allocator persists its own
+          // span headers (counted by its tests) on top of the table's drains
+          assertTrue(drains >= expected, "delete with the allocator's own span changes: " + drains + " drains, at least " + expected);
+          allocatorOwn++;
+          continue;
+        }
+        if (m == 1 && drains != expected) {
+          // a merge retires blocks (n's chained buckets): retiring one may make a block freed
+          // earlier reusable, and the allocator persists its own span header for that (at most
+          // a span merge with each neighbour)
+          assertTrue(drains > expected && drains <= expected + 2, "delete that merges (" + arr + " array freed): " + drains + " drains, " + expected + " + the allocator's own");
+          allocatorOwn++;
+        } else if (m == 1) {
+          merged++;
+        } else if (back == 1) {
+          assertEquals(expected, drains, "delete whose merge only takes the word back (" + arr + " array freed)");
+          retreatedOnly++;
+        } else {
+          assertEquals(1, drains, "delete");
+          plain++;
+        }
+      }
+      assertTrue(merged > 5 && arraysFreed > 0 && plain > 1000, "all kinds were seen: " + merged + " merges, " + retreatedOnly
+          + " retreats only, " + arraysFreed + " arrays freed, " + allocatorOwn + " with the allocator's own span changes; " + t.stats());
+      assertTrue(t.stats().details().get("segments") < grownTo, "the table shrank from " + grownTo + " segments: " + t.stats());
     }
   }
 }

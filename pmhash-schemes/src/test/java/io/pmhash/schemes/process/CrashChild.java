@@ -44,6 +44,9 @@ public final class CrashChild {
     // Optional: halt at the n-th drain inside a structural change, writing fresh keys (so that
     // splits, doublings and resizes keep coming) instead of random puts and removes.
     long haltAt = args.length > 7 ? Long.parseLong(args[7]) : 0;
+    // Optional, with haltAt: waves of that many fresh keys inserted then removed again (the table
+    // grows and contracts), halting only inside a merge (a class named *Merge).
+    int waveKeys = args.length > 8 ? Integer.parseInt(args[8]) : 0;
     PrintStream out = new PrintStream(new FileOutputStream(java.io.FileDescriptor.out), true);
     // A scheme may carry parameters: "nvdh:transactions:1" is NVDH with --param transactions=1.
     String[] spec = scheme.split(":");
@@ -53,7 +56,7 @@ public final class CrashChild {
     }
     if (haltAt > 0) {
       options = options.withPoolOptions(PoolOptions.defaults().withDurability(Durability.PROCESS)
-          .withPersistence(() -> new HaltInStructuralChange(haltAt)));
+          .withPersistence(() -> new HaltInStructuralChange(haltAt, waveKeys > 0 ? "Merge" : "Split|Merge|Resize")));
     }
     String backend = System.getProperty("pmhash.backend", "");
     if (!backend.isEmpty()) {
@@ -65,8 +68,17 @@ public final class CrashChild {
         DataOutputStream log = new DataOutputStream(new BufferedOutputStream(file, 64))) {
       out.println("ready");
       for (long op = firstOp; ; op++) {
-        long key = haltAt > 0 ? (op + 1) * 0xBF58476D1CE4E5B9L : rnd.nextInt(keys) * 0x9E3779B97F4A7C15L;
-        boolean put = haltAt > 0 || rnd.nextInt(3) != 0;
+        long key;
+        boolean put;
+        if (waveKeys > 0) {
+          long wave = op / (2L * waveKeys);
+          long i = op % (2L * waveKeys);
+          key = (wave * waveKeys + i % waveKeys + 1) * 0xBF58476D1CE4E5B9L;
+          put = i < waveKeys;
+        } else {
+          key = haltAt > 0 ? (op + 1) * 0xBF58476D1CE4E5B9L : rnd.nextInt(keys) * 0x9E3779B97F4A7C15L;
+          put = haltAt > 0 || rnd.nextInt(3) != 0;
+        }
         long value = put ? rnd.nextLong() : 0;
         write(log, 1, op, put, key, value);
         if (put) {

@@ -14,13 +14,17 @@ final class HaltInStructuralChange extends Persistence {
   private static final StackWalker WALKER = StackWalker.getInstance();
 
   private final long haltAt;
+  private final String frames;
   private long structuralDrains;
 
   /**
    * @param haltAt which structural drain to halt at (1 = the first)
+   * @param kinds the class-name endings that count, as a regular expression alternative: {@code
+   *     "Split|Merge|Resize"} for every structural change, {@code "Merge"} for merges only
    */
-  HaltInStructuralChange(long haltAt) {
+  HaltInStructuralChange(long haltAt, String kinds) {
     this.haltAt = haltAt;
+    this.frames = "[A-Za-z]+(" + kinds + ")\\..*";
   }
 
   @Override
@@ -28,21 +32,18 @@ final class HaltInStructuralChange extends Persistence {
 
   @Override
   protected void drainFlushes() {
-    if (inStructuralChange() && ++structuralDrains == haltAt) {
-      System.out.println("halting at structural drain " + haltAt + " in " + structuralFrame());
+    String frame = structuralFrame();
+    if (frame != null && ++structuralDrains == haltAt) {
+      System.out.println("halting at structural drain " + haltAt + " in " + frame);
       System.out.flush();
       Runtime.getRuntime().halt(137);
     }
   }
 
-  private static boolean inStructuralChange() {
-    return structuralFrame() != null;
-  }
-
-  private static String structuralFrame() {
-    return WALKER.walk(frames -> frames
+  private String structuralFrame() {
+    return WALKER.walk(stack -> stack
         .map(f -> f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName())
-        .filter(name -> name.matches("[A-Za-z]+(Split|Merge|Resize)\\..*"))
+        .filter(name -> name.matches(frames))
         .findFirst()
         .orElse(null));
   }

@@ -152,6 +152,20 @@ class ProcessCrashTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("schemes")
   void haltedInsideStructuralChangesLosesNothing(String scheme) throws Exception {
+    haltRounds(scheme, 0, "", maxStructuralHalt(scheme)); // a resize of level hashing issues only a few drains
+  }
+
+  /**
+   * Dash-LH's contraction halted at each of its drains: the child grows a small table (first
+   * array 1, stride 1) with 3,000 fresh keys and deletes them again, wave after wave, and halts
+   * at the n-th drain inside {@code DashLhMerge} (the merge, the word going back, the frees).
+   */
+  @org.junit.jupiter.api.Test
+  void haltedInsideDashLhMergesLosesNothing() throws Exception {
+    haltRounds("dash-lh:firstArray:1:stride:1", 3_000, "DashLhMerge.", 12); // 7 drains in mergeLocked, then the retreat's and an array's
+  }
+
+  private void haltRounds(String scheme, int waveKeys, String expectedFrame, int drains) throws Exception {
     Path pool = dir.resolve(scheme + ".pool");
     Path journal = dir.resolve(scheme + ".journal");
     SplittableRandom rnd = new SplittableRandom(0x5A17 + scheme.hashCode());
@@ -159,8 +173,8 @@ class ProcessCrashTest {
     java.util.Set<String> points = new java.util.TreeSet<>();
     long nextOp = 0;
     for (int round = 0; round < KILLS; round++) {
-      long haltAt = 1 + rnd.nextInt(maxStructuralHalt(scheme)); // a resize of level hashing issues only a few drains
-      Process child = start(pool, scheme, Durability.PROCESS, journal, rnd.nextLong(), nextOp, haltAt);
+      long haltAt = 1 + rnd.nextInt(drains);
+      Process child = start(pool, scheme, Durability.PROCESS, journal, rnd.nextLong(), nextOp, haltAt, waveKeys);
       String halted = null;
       try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
@@ -176,6 +190,7 @@ class ProcessCrashTest {
       int exit = child.waitFor();
       assertEquals(137, exit, scheme + " round " + round + ": the child must stop by halting: " + new String(child.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
       points.add(halted.replaceAll(".* in ", ""));
+      assertTrue(halted.contains(" in " + expectedFrame), scheme + " round " + round + ": halted in " + expectedFrame + ": " + halted);
       Journal j = Journal.read(journal);
       model = verify(pool, Durability.PROCESS, j, model, scheme + " round " + round + " (" + halted + ")");
       nextOp = j.lastOp + 1;
@@ -191,10 +206,10 @@ class ProcessCrashTest {
   }
 
   private Process start(Path pool, String scheme, Durability mode, Path journal, long seed, long firstOp) throws Exception {
-    return start(pool, scheme, mode, journal, seed, firstOp, 0);
+    return start(pool, scheme, mode, journal, seed, firstOp, 0, 0);
   }
 
-  private Process start(Path pool, String scheme, Durability mode, Path journal, long seed, long firstOp, long haltAt) throws Exception {
+  private Process start(Path pool, String scheme, Durability mode, Path journal, long seed, long firstOp, long haltAt, int waveKeys) throws Exception {
     String java = ProcessHandle.current().info().command().orElseThrow();
     String modulePath = System.getProperty("jdk.module.path", "");
     String classPath = System.getProperty("java.class.path", "");
@@ -204,7 +219,7 @@ class ProcessCrashTest {
     return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xss4m",
         "-Dpmhash.backend=" + (backend() == null ? "" : backend()), "-cp", cp,
         CrashChild.class.getName(), pool.toString(), scheme, mode.name(), journal.toString(),
-        Long.toString(seed), Integer.toString(KEYS), Long.toString(firstOp), Long.toString(haltAt)).start();
+        Long.toString(seed), Integer.toString(KEYS), Long.toString(firstOp), Long.toString(haltAt), Integer.toString(waveKeys)).start();
   }
 
   /** One journaled operation. */
