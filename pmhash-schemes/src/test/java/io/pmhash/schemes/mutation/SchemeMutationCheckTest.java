@@ -78,6 +78,7 @@ class SchemeMutationCheckTest {
       // can depend on it: the publication's redo entries drain (Redo.commitActions "redo 1").
       "drain Allocator.raiseHighWater", "drain LevelResize.expand", "drain LevelTable.create",
       "drain Allocator.formatRun", "drain GroupResize.resize", "drain GroupTable.create",
+      "drain NvlhTable.create", "drain NvdhTable.create", "drain NvdhResize.rehash",
       // (c) Redo 1 itself: the commit word carries a checksum of the entries, so a commit word
       // durable without its entries is discarded like an uncommitted record.
       "drain Redo.commitActions",
@@ -89,9 +90,13 @@ class SchemeMutationCheckTest {
       "flush Redo.commitActions", "flush Redo.recoverLane", "drain Redo.recoverLane",
       "flush CcehSplit.finish", "drain CcehSplit.finish", "drain LevelBucket.move",
       "drain LevelResize.shrink", "flush LevelResize.shrink",
+      // ESH: step 6 of a split (clear S's child and N's parent), redone by recovery when S still
+      // names N; and recovery clearing N's parent link after S's split is finished.
+      "flush EshSplit.finish", "drain EshSplit.finish", "flush EshRecovery.repair",
       // (e) Flushes of freshly zeroed memory: a new chunk of the pool file is zero on the media
       // already. Needed when the allocator hands out recycled memory, which no test makes it do.
       "flush Allocator.formatRun", "flush LevelTable.create", "flush DashLhSplit.allocateArray",
+      "flush NvlhTable.create", "flush NvdhTable.create",
       // (h) Durable for a clean shutdown only (Dash-LH): lines that recovery recomputes after a
       // crash, since every unclean open takes a new global version and recovers every segment
       // again — the overflow metadata of chained records (§4.6), a segment's repair and its
@@ -104,6 +109,12 @@ class SchemeMutationCheckTest {
       "flush DashBucket.flushMeta < DashLhSegment.flushChainMeta < DashLhRecovery.repair",
       "drain DashLhRecovery.repair", "flush DashRecovery.markRecovered", "drain DashRecovery.markRecovered",
       "flush DashLhTable.open", "drain DashLhTable.open",
+      // The same for ESH: the new global version written by an unclean open (only a clean open
+      // reads it; an unclean one takes a new one), and the drain between recovery's repaired
+      // metadata and the bucket states that say "recovered": states written before a crash never
+      // match the next unclean open's global version, so only an open after a clean close trusts
+      // them (and across threads: a reader's recovery may be followed by no drain of its thread).
+      "flush EshTable.open", "drain EshTable.open", "drain EshRecovery.repair",
       // (i) ESH's overflow metadata (a home's OC and OFRB): rebuilt from the records by the lazy
       // recovery after every crash before the segment is used, so a crash never reads it; flushed
       // so that a clean shutdown, which a scheme crash test never makes (see a), leaves it durable.
