@@ -21,6 +21,12 @@ import java.util.function.Predicate;
  * fail the baseline. The suite itself is any code that runs crash tests, e.g. a JUnit launcher
  * over a scheme's crash test classes; exceptions it throws are ignored.
  *
+ * <p>A {@link Selective} suite announces its tests to the session ({@link
+ * MutationSession#testStarted}) and can run a subset of them: the mutated run of a site then runs
+ * only the tests whose baseline run called through that site (while armed or not), and a site that
+ * no test reached (called only outside every test) is reported as a survivor without a run. A
+ * plain {@link Suite} is one test: every mutated run runs all of it.
+ *
  * <pre>{@code
  * MutationCheck.Result r = MutationCheck.run("dash", () -> runJUnit(DashCrashTest.class));
  * System.out.println(r.table());
@@ -41,6 +47,20 @@ public final class MutationCheck {
     void run() throws Exception;
   }
 
+  /** Runs crash tests, all or only some; the check runs it once per site. */
+  @FunctionalInterface
+  public interface Selective {
+    /**
+     * Runs the crash tests, each between {@link MutationSession#testStarted} and {@link
+     * MutationSession#testFinished} with its id. Must be deterministic: the same sites, by the same
+     * tests, in every run.
+     *
+     * @param tests the ids of the tests to run, or null to run them all
+     * @throws Exception ignored: only crash image failures count
+     */
+    void run(Set<String> tests) throws Exception;
+  }
+
   /**
    * What happened to one site.
    *
@@ -50,8 +70,11 @@ public final class MutationCheck {
    * @param skips calls skipped in the mutated run (0: the run never reached it)
    * @param failedRuns crash tests that failed in the mutated run (at least 1: caught)
    * @param failedImages crash images that failed before the run stopped
+   * @param tests tests run in the mutated run: those whose baseline called through the site (0: no
+   *     test reached it, so it was not run and survives)
    */
-  public record Outcome(String site, long calls, boolean armed, long skips, long failedRuns, long failedImages) {
+  public record Outcome(
+      String site, long calls, boolean armed, long skips, long failedRuns, long failedImages, int tests) {
     /** @return whether some crash test failed without this site */
     public boolean caught() {
       return failedRuns > 0;
@@ -79,9 +102,9 @@ public final class MutationCheck {
     public String table() {
       StringBuilder b = new StringBuilder("mutation check '" + name + "': " + outcomes.size() + " sites\n");
       for (Outcome o : outcomes) {
-        b.append(String.format("  %-8s %-70s calls %5d%s, skipped %5d, failed tests %d%n",
+        b.append(String.format("  %-8s %-70s calls %5d%s, skipped %5d, failed tests %d, tests run %d%s%n",
             o.caught() ? "caught" : "SURVIVED", o.site(), o.calls(), o.armed() ? "" : " (never armed)",
-            o.skips(), o.failedRuns()));
+            o.skips(), o.failedRuns(), o.tests(), o.tests() == 0 ? " (reached by no test)" : ""));
       }
       long survived = outcomes.stream().filter(o -> !o.caught()).count();
       b.append("  ").append(outcomes.size() - survived).append(" caught, ").append(survived).append(" survived\n");
@@ -102,7 +125,8 @@ public final class MutationCheck {
   }
 
   /**
-   * Runs the baseline and then one mutated run per site that {@code which} accepts.
+   * Runs the baseline and then one mutated run per site that {@code which} accepts; the whole
+   * suite each time (it is one test).
    *
    * @param name names the suite in the table
    * @param suite runs the crash tests
@@ -112,16 +136,34 @@ public final class MutationCheck {
    */
   public static Result run(String name, Suite suite, Predicate<String> which) {
     Objects.requireNonNull(suite, "suite");
+    return run(name, whole(name, suite), which);
+  }
+
+  /**
+   * Runs the baseline and then, per site that {@code which} accepts, a mutated run of only the
+   * tests whose baseline called through that site; a site that no test reached is reported
+   * without a run.
+   *
+   * @param name names the suite in the table
+   * @param suite runs the crash tests, all or some
+   * @param which the sites to mutate (the others are left out of the result)
+   * @return the outcome of every site mutated
+   * @throws IllegalStateException if the baseline itself has a failing crash image, or sees no site
+   */
+  public static Result run(String name, Selective suite, Predicate<String> which) {
+    Objects.requireNonNull(suite, "suite");
     Map<String, Long> sites;
     Set<String> armed;
+    Map<String, Set<String>> testsBySite;
     try (MutationSession s = MutationSession.inventory()) {
-      runQuietly(suite);
+      runQuietly(suite, null);
       if (s.caught()) {
         throw new IllegalStateException("mutation check '" + name + "': the baseline (nothing skipped) has "
             + s.failedImages() + " failing crash image(s); fix the crash tests first");
       }
       sites = s.sites();
       armed = s.armedSites();
+      testsBySite = s.testsBySite();
     }
     if (sites.isEmpty()) {
       throw new IllegalStateException("mutation check '" + name
@@ -129,16 +171,34 @@ public final class MutationCheck {
     }
     List<Outcome> out = new ArrayList<>();
     for (Map.Entry<String, Long> e : sites.entrySet()) {
-      if (!which.test(e.getKey())) {
+      String site = e.getKey();
+      if (!which.test(site)) {
         continue;
       }
-      try (MutationSession s = MutationSession.skipping(e.getKey())) {
-        runQuietly(suite);
-        out.add(new Outcome(e.getKey(), e.getValue(), armed.contains(e.getKey()), s.skips(), s.failedRuns(),
-            s.failedImages()));
+      Set<String> tests = testsBySite.getOrDefault(site, Set.of());
+      if (tests.isEmpty()) {
+        out.add(new Outcome(site, e.getValue(), armed.contains(site), 0, 0, 0, 0));
+        continue;
+      }
+      try (MutationSession s = MutationSession.skipping(site)) {
+        runQuietly(suite, tests);
+        out.add(new Outcome(site, e.getValue(), armed.contains(site), s.skips(), s.failedRuns(),
+            s.failedImages(), tests.size()));
       }
     }
     return new Result(name, Collections.unmodifiableList(out));
+  }
+
+  /** A plain suite as one test named after it, run whole whatever is asked. */
+  private static Selective whole(String name, Suite suite) {
+    return tests -> {
+      MutationSession.testStarted(name);
+      try {
+        suite.run();
+      } finally {
+        MutationSession.testFinished();
+      }
+    };
   }
 
   /**
@@ -149,8 +209,19 @@ public final class MutationCheck {
    * @throws IllegalStateException if a crash image fails
    */
   public static Map<String, Long> inventory(Suite suite) {
+    return inventory(whole("inventory", suite));
+  }
+
+  /**
+   * The inventory alone: runs all of the suite once, skipping nothing.
+   *
+   * @param suite runs the crash tests
+   * @return every site seen with its number of calls
+   * @throws IllegalStateException if a crash image fails
+   */
+  public static Map<String, Long> inventory(Selective suite) {
     try (MutationSession s = MutationSession.inventory()) {
-      runQuietly(suite);
+      runQuietly(suite, null);
       if (s.caught()) {
         throw new IllegalStateException("the baseline has " + s.failedImages() + " failing crash image(s)");
       }
@@ -158,9 +229,9 @@ public final class MutationCheck {
     }
   }
 
-  private static void runQuietly(Suite suite) {
+  private static void runQuietly(Selective suite, Set<String> tests) {
     try {
-      suite.run();
+      suite.run(tests);
     } catch (Exception | AssertionError e) {
       // Only crash image failures count; the session has recorded them.
     }

@@ -1,7 +1,9 @@
 package io.pmhash.core.crash;
 
 import io.pmhash.core.Persistence;
+import java.util.ArrayDeque;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
@@ -28,6 +30,13 @@ import java.util.stream.Stream;
  * {@code DashBucket.flushMeta}), the caller's frame is appended after {@code " < "}, and so on
  * until a frame that is not a helper: each use of a helper is its own site.
  *
+ * <h2>Tests</h2>
+ *
+ * The code that runs the crash tests (e.g. a JUnit listener) announces each test with {@link
+ * #testStarted} and {@link #testFinished}; the inventory records, per site, which tests called
+ * through it ({@link #testsBySite()}), so that a mutated run need only run those tests. Tests nest
+ * (a class, then its methods): a call is the innermost open test's.
+ *
  * <p>Stack walking happens only while a session is open; without one a simulator pays one
  * volatile read per flush and drain. One session at a time, process-wide; the workloads under it
  * are single-threaded like every crash workload.
@@ -44,6 +53,8 @@ public final class MutationSession implements AutoCloseable {
   private final boolean failFast;
   private final Map<String, Long> sites = new TreeMap<>();
   private final Set<String> armedSites = new TreeSet<>();
+  private final Map<String, Set<String>> testsBySite = new TreeMap<>();
+  private final Deque<String> tests = new ArrayDeque<>();
   private final AtomicLong skips = new AtomicLong();
   private final AtomicLong failedImages = new AtomicLong();
   private final AtomicLong failedRuns = new AtomicLong();
@@ -118,6 +129,49 @@ public final class MutationSession implements AutoCloseable {
     return Collections.unmodifiableSet(new TreeSet<>(armedSites));
   }
 
+  /**
+   * @return per site, the ids of the tests that called through it (innermost open test at the
+   *     call, see {@link #testStarted}); a site called outside every test has no entry
+   */
+  public synchronized Map<String, Set<String>> testsBySite() {
+    Map<String, Set<String>> copy = new TreeMap<>();
+    testsBySite.forEach((site, ids) -> copy.put(site, Collections.unmodifiableSet(new TreeSet<>(ids))));
+    return Collections.unmodifiableMap(copy);
+  }
+
+  /**
+   * Announces that a test starts: until the matching {@link #testFinished}, calls through sites
+   * are this test's (unless a nested test starts). Does nothing when no session is open.
+   *
+   * @param testId the test's id, the one a {@link MutationCheck.Selective} suite accepts to run it
+   */
+  public static void testStarted(String testId) {
+    Objects.requireNonNull(testId, "testId");
+    MutationSession s = current;
+    if (s != null) {
+      synchronized (s) {
+        s.tests.push(testId);
+      }
+    }
+  }
+
+  /**
+   * Announces that the innermost open test finished. Does nothing when no session is open.
+   *
+   * @throws IllegalStateException if no test is open
+   */
+  public static void testFinished() {
+    MutationSession s = current;
+    if (s != null) {
+      synchronized (s) {
+        if (s.tests.isEmpty()) {
+          throw new IllegalStateException("testFinished without a matching testStarted");
+        }
+        s.tests.pop();
+      }
+    }
+  }
+
   /** @return how many calls through the skipped site were skipped */
   public long skips() {
     return skips.get();
@@ -173,6 +227,10 @@ public final class MutationSession implements AutoCloseable {
       sites.merge(site, 1L, Long::sum);
       if (armed) {
         armedSites.add(site);
+      }
+      String test = tests.peek();
+      if (test != null) {
+        testsBySite.computeIfAbsent(site, k -> new TreeSet<>()).add(test);
       }
     }
     if (site.equals(skipped)) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,19 +21,24 @@ class MutationCheckTest {
   @TempDir Path dir;
 
   private void crashTest() {
+    twoOps(0);
+  }
+
+  /** Two operations on the words of lines {@code base} and {@code base + 1}. */
+  private void twoOps(int base) {
     CrashHarness.builder(dir, Raw.OPTIONS)
         .run((pool, ops) -> {
               for (int i = 0; i < 2; i++) {
                 ops.begin(i);
                 pool.persistence().persist(Raw.line(pool, 8), 8); // a clean line: not needed
-                Raw.set(pool, Raw.line(pool, i), i + 1);
-                pool.persistence().persist(Raw.line(pool, i), 8); // needed
+                Raw.set(pool, Raw.line(pool, base + i), i + 1);
+                pool.persistence().persist(Raw.line(pool, base + i), 8); // needed
                 ops.end(i);
               }
             },
             (pool, point) -> {
               for (int i = 0; i < point.opsCompleted(); i++) {
-                assertEquals(i + 1, Raw.get(pool, Raw.line(pool, i)), "completed op " + i);
+                assertEquals(i + 1, Raw.get(pool, Raw.line(pool, base + i)), "completed op " + i);
               }
             });
   }
@@ -48,7 +54,7 @@ class MutationCheckTest {
     assertEquals(4, r.outcomes().size(), r.table());
     List<MutationCheck.Outcome> o = r.outcomes();
     // Sites sort as "drain ..." then "flush ...", each by line.
-    assertTrue(o.get(0).site().startsWith("drain MutationCheckTest.lambda$crashTest$"), r.table());
+    assertTrue(o.get(0).site().startsWith("drain MutationCheckTest.lambda$twoOps$"), r.table());
     assertFalse(o.get(0).caught(), r.table());
     assertTrue(o.get(1).caught(), r.table());
     assertTrue(o.get(2).site().startsWith("flush MutationCheckTest."), r.table());
@@ -61,6 +67,88 @@ class MutationCheckTest {
       assertTrue(x.armed(), r.table());
     }
     assertTrue(r.table().contains("SURVIVED"), r.table());
+  }
+
+  /** Fake test a of a two-test suite. */
+  private void testA() {
+    twoOps(0);
+  }
+
+  /** Fake test b: the same crash test on other lines, then sites of its own. */
+  private void testB() {
+    twoOps(2);
+    CrashHarness.builder(dir, Raw.OPTIONS)
+        .run((pool, ops) -> {
+              ops.begin(0);
+              pool.persistence().persist(Raw.line(pool, 10), 8); // b's alone, not needed
+              ops.end(0);
+            },
+            (pool, point) -> {});
+  }
+
+  /** Setup outside every test: a persist that no test reaches. */
+  private void outsideEveryTest() {
+    CrashHarness.builder(dir, Raw.OPTIONS)
+        .run((pool, ops) -> {
+              ops.begin(0);
+              pool.persistence().persist(Raw.line(pool, 9), 8); // no test's
+              ops.end(0);
+            },
+            (pool, point) -> {});
+  }
+
+  @Test
+  void aMutatedRunRunsOnlyTheTestsThatReachedTheSite() {
+    List<String> runs = new ArrayList<>(); // per run: the site skipped (or "baseline") and the tests run
+    MutationCheck.Selective suite = tests -> {
+      MutationSession s = MutationSession.current();
+      runs.add((s.skipped() == null ? "baseline" : s.skipped()) + " " + tests);
+      outsideEveryTest();
+      for (String name : List.of("a", "b")) {
+        if (tests == null || tests.contains(name)) {
+          MutationSession.testStarted(name);
+          try {
+            if (name.equals("a")) {
+              testA();
+            } else {
+              testB();
+            }
+          } finally {
+            MutationSession.testFinished();
+          }
+        }
+      }
+    };
+    MutationCheck.Result r = MutationCheck.run("two tests", suite, MutationCheckTest::mine);
+    String log = String.join("\n", runs) + "\n" + r.table();
+    // twoOps' 4 sites are reached by both tests, testB's 2 by b alone, outsideEveryTest's 2 by none:
+    // a baseline and 6 mutated runs.
+    assertEquals(8, r.outcomes().size(), log);
+    assertEquals(7, runs.size(), log);
+    assertEquals("baseline null", runs.get(0), log);
+    for (MutationCheck.Outcome o : r.outcomes()) {
+      String site = o.site();
+      if (site.contains("outsideEveryTest")) {
+        assertEquals(0, o.tests(), log);
+        assertEquals(0, o.skips(), log);
+        assertFalse(o.caught(), log);
+        assertTrue(runs.stream().noneMatch(run -> run.startsWith(site + " ")), log);
+      } else if (site.contains("testB")) {
+        assertEquals(1, o.tests(), log);
+        assertTrue(runs.contains(site + " [b]"), log);
+        assertEquals(1, o.skips(), log);
+        assertFalse(o.caught(), log);
+      } else {
+        assertTrue(site.contains("twoOps"), log);
+        assertEquals(2, o.tests(), log);
+        assertTrue(runs.contains(site + " [a, b]"), log);
+        // A caught site fails test a, and the suite stops there (a thrown crash test failure).
+        assertEquals(o.caught() ? 2 : 4, o.skips(), log);
+      }
+    }
+    // twoOps' needed flush and drain are caught; its clean line, b's and the unreached sites survive.
+    assertEquals(6, r.survivors().size(), log);
+    assertTrue(r.table().contains("tests run 0 (reached by no test)"), log);
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.crash.MutationCheck;
+import io.pmhash.core.crash.MutationSession;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -14,7 +15,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.TestSource;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.ClassSource;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
@@ -48,8 +56,12 @@ class CoreMutationCheckTest {
       // every open records the size again.
       "flush Pool.grow", "drain Pool.grow");
 
-  /** Runs the classes with JUnit; throws (to the check, which only notes it) if none ran. */
-  static MutationCheck.Suite junit(List<String> classes) {
+  /**
+   * Runs the classes with JUnit, or only the tests asked for (a method {@code class#method(types)}
+   * or a class), announcing each class and method to the mutation session; throws (to the check,
+   * which only notes it) if none ran.
+   */
+  static MutationCheck.Selective junit(List<String> classes) {
     // Surefire opens only the packages of the tests it was asked to run; JUnit (in the unnamed
     // module) needs the crash tests' packages open too. A module may open its own packages.
     Module self = CoreMutationCheckTest.class.getModule();
@@ -57,17 +69,48 @@ class CoreMutationCheckTest {
     for (String c : classes) {
       self.addOpens(c.substring(0, c.lastIndexOf('.')), junit);
     }
-    return () -> {
+    return tests -> {
       SummaryGeneratingListener summary = new SummaryGeneratingListener();
       LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
-          .selectors(classes.stream().map(DiscoverySelectors::selectClass).toList())
-          .build(), summary);
+          .selectors((tests == null ? classes : tests).stream().map(Announcer::selector).toList())
+          .build(), summary, new Announcer());
       if (summary.getSummary().getTestsStartedCount() == 0) {
         StringWriter w = new StringWriter();
         summary.getSummary().printFailuresTo(new PrintWriter(w), 20);
         throw new IllegalStateException("no test of " + classes + " ran: " + w);
       }
     };
+  }
+
+  /** Announces each crash test class and method to the mutation session by its selector. */
+  static final class Announcer implements TestExecutionListener {
+    @Override
+    public void executionStarted(TestIdentifier id) {
+      String test = testId(id);
+      if (test != null) {
+        MutationSession.testStarted(test);
+      }
+    }
+
+    @Override
+    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+      if (testId(id) != null) {
+        MutationSession.testFinished();
+      }
+    }
+
+    /** @return {@code class#method(types)}, the class, or null (neither: an engine, a dynamic test) */
+    static String testId(TestIdentifier id) {
+      TestSource source = id.getSource().orElse(null);
+      if (source instanceof MethodSource m) {
+        return m.getClassName() + "#" + m.getMethodName() + "(" + m.getMethodParameterTypes() + ")";
+      }
+      return source instanceof ClassSource c ? c.getClassName() : null;
+    }
+
+    static DiscoverySelector selector(String test) {
+      return test.contains("#") ? DiscoverySelectors.selectMethod(test) : DiscoverySelectors.selectClass(test);
+    }
   }
 
   /** Sites in the crash tests' own code (a workload's flushes) are not what the check is about. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.crash.MutationCheck;
+import io.pmhash.core.crash.MutationSession;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -19,7 +20,14 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.TestSource;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.ClassSource;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
@@ -70,6 +78,7 @@ class SchemeMutationCheckTest {
       // can depend on it: the publication's redo entries drain (Redo.commitActions "redo 1").
       "drain Allocator.raiseHighWater", "drain LevelResize.expand", "drain LevelTable.create",
       "drain Allocator.formatRun", "drain GroupResize.resize", "drain GroupTable.create",
+      "drain NvlhTable.create", "drain NvdhTable.create", "drain NvdhResize.rehash",
       // (c) Redo 1 itself: the commit word carries a checksum of the entries, so a commit word
       // durable without its entries is discarded like an uncommitted record.
       "drain Redo.commitActions",
@@ -81,9 +90,13 @@ class SchemeMutationCheckTest {
       "flush Redo.commitActions", "flush Redo.recoverLane", "drain Redo.recoverLane",
       "flush CcehSplit.finish", "drain CcehSplit.finish", "drain LevelBucket.move",
       "drain LevelResize.shrink", "flush LevelResize.shrink",
+      // ESH: step 6 of a split (clear S's child and N's parent), redone by recovery when S still
+      // names N; and recovery clearing N's parent link after S's split is finished.
+      "flush EshSplit.finish", "drain EshSplit.finish", "flush EshRecovery.repair",
       // (e) Flushes of freshly zeroed memory: a new chunk of the pool file is zero on the media
       // already. Needed when the allocator hands out recycled memory, which no test makes it do.
       "flush Allocator.formatRun", "flush LevelTable.create", "flush DashLhSplit.allocateArray",
+      "flush NvlhTable.create", "flush NvdhTable.create",
       // (h) Durable for a clean shutdown only (Dash-LH): lines that recovery recomputes after a
       // crash, since every unclean open takes a new global version and recovers every segment
       // again — the overflow metadata of chained records (§4.6), a segment's repair and its
@@ -96,13 +109,23 @@ class SchemeMutationCheckTest {
       "flush DashBucket.flushMeta < DashLhSegment.flushChainMeta < DashLhRecovery.repair",
       "drain DashLhRecovery.repair", "flush DashRecovery.markRecovered", "drain DashRecovery.markRecovered",
       "flush DashLhTable.open", "drain DashLhTable.open",
+      // The same for ESH: the new global version written by an unclean open (only a clean open
+      // reads it; an unclean one takes a new one), and the drain between recovery's repaired
+      // metadata and the bucket states that say "recovered": states written before a crash never
+      // match the next unclean open's global version, so only an open after a clean close trusts
+      // them (and across threads: a reader's recovery may be followed by no drain of its thread).
+      "flush EshTable.open", "drain EshTable.open", "drain EshRecovery.repair",
       // (i) ESH's overflow metadata (a home's OC and OFRB): rebuilt from the records by the lazy
       // recovery after every crash before the segment is used, so a crash never reads it; flushed
       // so that a clean shutdown, which a scheme crash test never makes (see a), leaves it durable.
       "flush EshSegment.insertOverflow", "flush EshSegment.delete");
 
-  /** Runs the classes with JUnit; throws (to the check, which only notes it) if none ran. */
-  static MutationCheck.Suite junit(List<String> classes) {
+  /**
+   * Runs the classes with JUnit, or only the tests asked for (a method {@code class#method(types)}
+   * or a class), announcing each class and method to the mutation session; throws (to the check,
+   * which only notes it) if none ran.
+   */
+  static MutationCheck.Selective junit(List<String> classes) {
     // Surefire opens only the packages of the tests it was asked to run; JUnit (in the unnamed
     // module) needs the crash tests' packages open too. A module may open its own packages.
     Module self = SchemeMutationCheckTest.class.getModule();
@@ -110,11 +133,11 @@ class SchemeMutationCheckTest {
     for (String c : classes) {
       self.addOpens(c.substring(0, c.lastIndexOf('.')), junit);
     }
-    return () -> {
+    return tests -> {
       SummaryGeneratingListener summary = new SummaryGeneratingListener();
       LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
-          .selectors(classes.stream().map(DiscoverySelectors::selectClass).toList())
-          .build(), summary);
+          .selectors((tests == null ? classes : tests).stream().map(Announcer::selector).toList())
+          .build(), summary, new Announcer());
       if (Boolean.getBoolean("pmhash.mutation.debug")) {
         summary.getSummary().printTo(new PrintWriter(System.out, true));
         summary.getSummary().printFailuresTo(new PrintWriter(System.out, true), 20);
@@ -125,6 +148,37 @@ class SchemeMutationCheckTest {
         throw new IllegalStateException("no test of " + classes + " ran: " + w);
       }
     };
+  }
+
+  /** Announces each crash test class and method to the mutation session by its selector. */
+  static final class Announcer implements TestExecutionListener {
+    @Override
+    public void executionStarted(TestIdentifier id) {
+      String test = testId(id);
+      if (test != null) {
+        MutationSession.testStarted(test);
+      }
+    }
+
+    @Override
+    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+      if (testId(id) != null) {
+        MutationSession.testFinished();
+      }
+    }
+
+    /** @return {@code class#method(types)}, the class, or null (neither: an engine, a dynamic test) */
+    static String testId(TestIdentifier id) {
+      TestSource source = id.getSource().orElse(null);
+      if (source instanceof MethodSource m) {
+        return m.getClassName() + "#" + m.getMethodName() + "(" + m.getMethodParameterTypes() + ")";
+      }
+      return source instanceof ClassSource c ? c.getClassName() : null;
+    }
+
+    static DiscoverySelector selector(String test) {
+      return test.contains("#") ? DiscoverySelectors.selectMethod(test) : DiscoverySelectors.selectClass(test);
+    }
   }
 
   /** Sites in the crash tests' own code (a workload's flushes) are not what the check is about. */
