@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.crash.MutationCheck;
-import io.pmhash.core.crash.MutationSession;
+import io.pmhash.testkit.JUnitSuite;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,17 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
-import org.junit.platform.engine.DiscoverySelector;
-import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.TestSource;
-import org.junit.platform.engine.discovery.DiscoverySelectors;
-import org.junit.platform.engine.support.descriptor.ClassSource;
-import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.launcher.TestExecutionListener;
-import org.junit.platform.launcher.TestIdentifier;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
-import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 
 /**
  * The mutation check of issue 9 over core's own crash tests: the allocator's (reserve/publish,
@@ -57,60 +44,15 @@ class CoreMutationCheckTest {
       "flush Pool.grow", "drain Pool.grow");
 
   /**
-   * Runs the classes with JUnit, or only the tests asked for (a method {@code class#method(types)}
-   * or a class), announcing each class and method to the mutation session; throws (to the check,
-   * which only notes it) if none ran.
+   * The suite of the classes ({@link JUnitSuite}), with their packages opened to JUnit: surefire
+   * opens only the packages of the tests it was asked to run, and a module may open only its own.
    */
   static MutationCheck.Selective junit(List<String> classes) {
-    // Surefire opens only the packages of the tests it was asked to run; JUnit (in the unnamed
-    // module) needs the crash tests' packages open too. A module may open its own packages.
     Module self = CoreMutationCheckTest.class.getModule();
-    Module junit = LauncherFactory.class.getModule();
     for (String c : classes) {
-      self.addOpens(c.substring(0, c.lastIndexOf('.')), junit);
+      self.addOpens(c.substring(0, c.lastIndexOf('.')), JUnitSuite.launcherModule());
     }
-    return tests -> {
-      SummaryGeneratingListener summary = new SummaryGeneratingListener();
-      LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
-          .selectors((tests == null ? classes : tests).stream().map(Announcer::selector).toList())
-          .build(), summary, new Announcer());
-      if (summary.getSummary().getTestsStartedCount() == 0) {
-        StringWriter w = new StringWriter();
-        summary.getSummary().printFailuresTo(new PrintWriter(w), 20);
-        throw new IllegalStateException("no test of " + classes + " ran: " + w);
-      }
-    };
-  }
-
-  /** Announces each crash test class and method to the mutation session by its selector. */
-  static final class Announcer implements TestExecutionListener {
-    @Override
-    public void executionStarted(TestIdentifier id) {
-      String test = testId(id);
-      if (test != null) {
-        MutationSession.testStarted(test);
-      }
-    }
-
-    @Override
-    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
-      if (testId(id) != null) {
-        MutationSession.testFinished();
-      }
-    }
-
-    /** @return {@code class#method(types)}, the class, or null (neither: an engine, a dynamic test) */
-    static String testId(TestIdentifier id) {
-      TestSource source = id.getSource().orElse(null);
-      if (source instanceof MethodSource m) {
-        return m.getClassName() + "#" + m.getMethodName() + "(" + m.getMethodParameterTypes() + ")";
-      }
-      return source instanceof ClassSource c ? c.getClassName() : null;
-    }
-
-    static DiscoverySelector selector(String test) {
-      return test.contains("#") ? DiscoverySelectors.selectMethod(test) : DiscoverySelectors.selectClass(test);
-    }
+    return JUnitSuite.of(classes);
   }
 
   /** Sites in the crash tests' own code (a workload's flushes) are not what the check is about. */

@@ -5,10 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.crash.MutationCheck;
-import io.pmhash.core.crash.MutationSession;
+import io.pmhash.testkit.JUnitSuite;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,17 +18,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.platform.engine.DiscoverySelector;
-import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.TestSource;
-import org.junit.platform.engine.discovery.DiscoverySelectors;
-import org.junit.platform.engine.support.descriptor.ClassSource;
-import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.launcher.TestExecutionListener;
-import org.junit.platform.launcher.TestIdentifier;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
-import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 
 /**
  * The mutation check of issue 9 over the schemes' crash tests: every flush and every drain call
@@ -121,64 +108,15 @@ class SchemeMutationCheckTest {
       "flush EshSegment.insertOverflow", "flush EshSegment.delete");
 
   /**
-   * Runs the classes with JUnit, or only the tests asked for (a method {@code class#method(types)}
-   * or a class), announcing each class and method to the mutation session; throws (to the check,
-   * which only notes it) if none ran.
+   * The suite of the classes ({@link JUnitSuite}), with their packages opened to JUnit: surefire
+   * opens only the packages of the tests it was asked to run, and a module may open only its own.
    */
   static MutationCheck.Selective junit(List<String> classes) {
-    // Surefire opens only the packages of the tests it was asked to run; JUnit (in the unnamed
-    // module) needs the crash tests' packages open too. A module may open its own packages.
     Module self = SchemeMutationCheckTest.class.getModule();
-    Module junit = LauncherFactory.class.getModule();
     for (String c : classes) {
-      self.addOpens(c.substring(0, c.lastIndexOf('.')), junit);
+      self.addOpens(c.substring(0, c.lastIndexOf('.')), JUnitSuite.launcherModule());
     }
-    return tests -> {
-      SummaryGeneratingListener summary = new SummaryGeneratingListener();
-      LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
-          .selectors((tests == null ? classes : tests).stream().map(Announcer::selector).toList())
-          .build(), summary, new Announcer());
-      if (Boolean.getBoolean("pmhash.mutation.debug")) {
-        summary.getSummary().printTo(new PrintWriter(System.out, true));
-        summary.getSummary().printFailuresTo(new PrintWriter(System.out, true), 20);
-      }
-      if (summary.getSummary().getTestsStartedCount() == 0) {
-        StringWriter w = new StringWriter();
-        summary.getSummary().printFailuresTo(new PrintWriter(w), 20);
-        throw new IllegalStateException("no test of " + classes + " ran: " + w);
-      }
-    };
-  }
-
-  /** Announces each crash test class and method to the mutation session by its selector. */
-  static final class Announcer implements TestExecutionListener {
-    @Override
-    public void executionStarted(TestIdentifier id) {
-      String test = testId(id);
-      if (test != null) {
-        MutationSession.testStarted(test);
-      }
-    }
-
-    @Override
-    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
-      if (testId(id) != null) {
-        MutationSession.testFinished();
-      }
-    }
-
-    /** @return {@code class#method(types)}, the class, or null (neither: an engine, a dynamic test) */
-    static String testId(TestIdentifier id) {
-      TestSource source = id.getSource().orElse(null);
-      if (source instanceof MethodSource m) {
-        return m.getClassName() + "#" + m.getMethodName() + "(" + m.getMethodParameterTypes() + ")";
-      }
-      return source instanceof ClassSource c ? c.getClassName() : null;
-    }
-
-    static DiscoverySelector selector(String test) {
-      return test.contains("#") ? DiscoverySelectors.selectMethod(test) : DiscoverySelectors.selectClass(test);
-    }
+    return JUnitSuite.of(classes);
   }
 
   /** Sites in the crash tests' own code (a workload's flushes) are not what the check is about. */
