@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pmhash.map.Codec;
 import io.pmhash.map.PmHash;
+import io.pmhash.map.PmHashMap;
+import io.pmhash.map.TableOptions;
 import java.util.List;
 import java.util.stream.Stream;
 import org.jetbrains.lincheck.LincheckAssertionError;
@@ -22,7 +25,9 @@ import org.junit.jupiter.api.TestFactory;
  * SequentialMap}, checked by Lincheck in stress mode: two threads, each running a few random
  * operations on keys 1..4 at once, thousands of scenarios, each history checked for a
  * sequential order that explains every result. The schemes are those {@link PmHash#schemes()}
- * finds, so a scheme added later joins without a change here.
+ * finds, so a scheme added later joins without a change here, and the pointer mode of each
+ * scheme that has one ({@code dash-eh/pointer}: a {@code PmHashMap<String, String>} whose keys
+ * and values live out of line).
  *
  * <p>{@link NonAtomicPutIfAbsent} is the negative control: the same check must fail on it.
  *
@@ -132,14 +137,29 @@ class MapLinearizabilityTest {
     }
   }
 
-  /** The schemes {@link PmHash#schemes()} finds whose names match {@code -Dpmhash.lincheck.schemes} (default: all). */
+  /**
+   * The schemes {@link PmHash#schemes()} finds, and the pointer mode ({@link MapOperations#POINTER})
+   * of each that has one, whose names match {@code -Dpmhash.lincheck.schemes} (default: all).
+   */
   private static Stream<String> schemes() {
-    List<String> all = List.copyOf(PmHash.schemes().keySet());
-    assertFalse(all.isEmpty(), "no scheme found through ServiceLoader");
+    List<String> inline = List.copyOf(PmHash.schemes().keySet());
+    assertFalse(inline.isEmpty(), "no scheme found through ServiceLoader");
+    List<String> all = Stream.concat(inline.stream(),
+        inline.stream().filter(MapLinearizabilityTest::hasPointerMode).map(s -> s + MapOperations.POINTER)).toList();
+    assertTrue(all.contains("dash-eh" + MapOperations.POINTER), "Dash-EH's pointer mode is among " + all);
     String only = System.getProperty("pmhash.lincheck.schemes", ".*");
     List<String> chosen = all.stream().filter(s -> s.matches(only)).toList();
     assertFalse(chosen.isEmpty(), "-Dpmhash.lincheck.schemes=" + only + " matches none of " + all);
     return chosen.stream();
+  }
+
+  /** Whether the scheme makes a map of {@code String}s, which only a pointer mode can. */
+  private static boolean hasPointerMode(String scheme) {
+    try (PmHashMap<String, String> m = PmHash.createVolatileMap(Codec.utf8(), Codec.utf8(), TableOptions.scheme(scheme))) {
+      return m.pointerMode();
+    } catch (IllegalArgumentException e) {
+      return false; // "needs a pointer mode the scheme does not have" (PmHash.createVolatileMap)
+    }
   }
 
   private static StressOptions stress() {

@@ -1,8 +1,10 @@
 package io.pmhash.stress.lin;
 
 import io.pmhash.core.PoolOptions;
+import io.pmhash.map.Codec;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
+import io.pmhash.map.PmHashMap;
 import io.pmhash.map.TableOptions;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,7 +18,10 @@ import org.jetbrains.lincheck.datastructures.Validate;
  * (keys 1..{@value #KEYS}, values 1..3) so that concurrent operations collide on the same keys
  * all the time. The scheme is the one {@link #use} named last: Lincheck builds a fresh instance
  * per scenario through the no-argument constructor, so the scheme cannot be a constructor
- * argument.
+ * argument. A name ending in {@value #POINTER} is the scheme's pointer mode: a {@link PmHashMap}
+ * of {@code String} keys and values stored out of line ({@link Codec#utf8()}), key {@code k} as
+ * {@code "key k"} and value {@code v} as {@code "value v"}, checked against the same {@link
+ * SequentialMap}.
  *
  * <p>Under stress testing one table per scheme serves every scenario (a pool per scenario would
  * map thousands of pools): the constructor empties it by removing the key range, so every
@@ -40,16 +45,19 @@ public class MapOperations {
   /** What {@code get} returns for an absent key (values are 1..3). */
   static final long ABSENT = -1;
 
-  private static final Map<String, LongHashTable> TABLES = new ConcurrentHashMap<>();
+  /** The suffix of a scheme name that asks for the scheme's pointer mode. */
+  static final String POINTER = "/pointer";
+
+  private static final Map<String, LinMap> TABLES = new ConcurrentHashMap<>();
   private static volatile String scheme;
   private static volatile boolean fresh;
-  private static LongHashTable last;
+  private static LinMap last;
 
   /** Pool size of a fresh table: room for a few segments of every scheme. */
   private static final long FRESH_POOL_BYTES = 4L << 20;
 
   /** The table of this scenario. */
-  final LongHashTable table;
+  final LinMap table;
 
   /** A scenario's instance: the scheme's table, emptied. */
   public MapOperations() {
@@ -61,11 +69,11 @@ public class MapOperations {
    *
    * @return a fresh table ({@link #freshTables}) or the scheme's shared table, emptied
    */
-  static LongHashTable scenarioTable() {
+  static LinMap scenarioTable() {
     if (fresh) {
       return freshTable(scheme);
     }
-    LongHashTable shared = table(scheme);
+    LinMap shared = table(scheme);
     for (int k = 1; k <= KEYS; k++) {
       shared.remove(k);
     }
@@ -82,10 +90,9 @@ public class MapOperations {
     fresh = on;
   }
 
-  private static synchronized LongHashTable freshTable(String name) {
-    LongHashTable previous = last;
-    last = PmHash.createVolatile(TableOptions.scheme(name)
-        .withPoolOptions(PoolOptions.defaults().withInitialSize(FRESH_POOL_BYTES)));
+  private static synchronized LinMap freshTable(String name) {
+    LinMap previous = last;
+    last = LinMap.create(name, PoolOptions.defaults().withInitialSize(FRESH_POOL_BYTES));
     if (previous != null) {
       previous.close();
     }
@@ -101,13 +108,13 @@ public class MapOperations {
     scheme = name;
   }
 
-  static LongHashTable table(String name) {
-    return TABLES.computeIfAbsent(name, n -> PmHash.createVolatile(TableOptions.scheme(n)));
+  static LinMap table(String name) {
+    return TABLES.computeIfAbsent(name, n -> LinMap.create(n, PoolOptions.defaults()));
   }
 
   /** Closes every table built so far. */
   static synchronized void closeAll() {
-    TABLES.values().forEach(LongHashTable::close);
+    TABLES.values().forEach(LinMap::close);
     TABLES.clear();
     if (last != null) {
       last.close();
@@ -121,7 +128,7 @@ public class MapOperations {
    */
   @Operation
   public long get(@Param(name = "key") int key) {
-    return table.get(key, ABSENT);
+    return table.get(key);
   }
 
   /**
@@ -172,7 +179,7 @@ public class MapOperations {
   @Operation
   public boolean replaceIf(
       @Param(name = "key") int key, @Param(name = "value") int expected, @Param(name = "value") int value) {
-    return table.replace(key, expected, value);
+    return table.replaceIf(key, expected, value);
   }
 
   /**
@@ -191,7 +198,7 @@ public class MapOperations {
    */
   @Operation
   public boolean removeIf(@Param(name = "key") int key, @Param(name = "value") int expected) {
-    return table.remove(key, expected);
+    return table.removeIf(key, expected);
   }
 
   /** After a scenario (quiescent): {@code size()} equals the number of keys present. */
@@ -199,13 +206,151 @@ public class MapOperations {
   public void sizeMatchesContents() {
     long present = 0;
     for (int k = 1; k <= KEYS; k++) {
-      if (table.get(k, ABSENT) != ABSENT) {
+      if (table.get(k) != ABSENT) {
         present++;
       }
     }
     if (table.size() != present) {
       throw new IllegalStateException(
           table.scheme() + ": size() is " + table.size() + " but " + present + " keys of the range are present");
+    }
+  }
+
+  /** The operations under test, on an inline table or on a pointer-mode map. */
+  interface LinMap extends AutoCloseable {
+    long get(int key);
+
+    boolean containsKey(int key);
+
+    boolean put(int key, int value);
+
+    boolean putIfAbsent(int key, int value);
+
+    boolean replace(int key, int value);
+
+    boolean replaceIf(int key, int expected, int value);
+
+    boolean remove(int key);
+
+    boolean removeIf(int key, int expected);
+
+    long size();
+
+    String scheme();
+
+    @Override
+    void close();
+
+    /** A new volatile map of {@code name} (a scheme, or a scheme + {@link #POINTER}). */
+    static LinMap create(String name, PoolOptions pool) {
+      if (name.endsWith(POINTER)) {
+        String base = name.substring(0, name.length() - POINTER.length());
+        return new Pointer(PmHash.createVolatileMap(Codec.utf8(), Codec.utf8(), TableOptions.scheme(base).withPoolOptions(pool)));
+      }
+      return new Inline(PmHash.createVolatile(TableOptions.scheme(name).withPoolOptions(pool)));
+    }
+  }
+
+  /** A {@link LongHashTable}: keys and values as they are. */
+  record Inline(LongHashTable t) implements LinMap {
+    public long get(int key) {
+      return t.get(key, ABSENT);
+    }
+
+    public boolean containsKey(int key) {
+      return t.containsKey(key);
+    }
+
+    public boolean put(int key, int value) {
+      return t.put(key, value);
+    }
+
+    public boolean putIfAbsent(int key, int value) {
+      return t.putIfAbsent(key, value);
+    }
+
+    public boolean replace(int key, int value) {
+      return t.replace(key, value);
+    }
+
+    public boolean replaceIf(int key, int expected, int value) {
+      return t.replace(key, expected, value);
+    }
+
+    public boolean remove(int key) {
+      return t.remove(key);
+    }
+
+    public boolean removeIf(int key, int expected) {
+      return t.remove(key, expected);
+    }
+
+    public long size() {
+      return t.size();
+    }
+
+    public String scheme() {
+      return t.scheme();
+    }
+
+    public void close() {
+      t.close();
+    }
+  }
+
+  /** A pointer-mode {@link PmHashMap}: {@code "key k"} to {@code "value v"}, out of line. */
+  record Pointer(PmHashMap<String, String> m) implements LinMap {
+    private static String key(int k) {
+      return "key " + k;
+    }
+
+    private static String value(int v) {
+      return "value " + v;
+    }
+
+    public long get(int key) {
+      String v = m.get(key(key));
+      return v == null ? ABSENT : Long.parseLong(v.substring("value ".length()));
+    }
+
+    public boolean containsKey(int key) {
+      return m.containsKey(key(key));
+    }
+
+    public boolean put(int key, int value) {
+      return m.put(key(key), value(value)) == null;
+    }
+
+    public boolean putIfAbsent(int key, int value) {
+      return m.putIfAbsent(key(key), value(value)) == null;
+    }
+
+    public boolean replace(int key, int value) {
+      return m.replace(key(key), value(value)) != null;
+    }
+
+    public boolean replaceIf(int key, int expected, int value) {
+      return m.replace(key(key), value(expected), value(value));
+    }
+
+    public boolean remove(int key) {
+      return m.remove(key(key)) != null;
+    }
+
+    public boolean removeIf(int key, int expected) {
+      return m.remove(key(key), value(expected));
+    }
+
+    public long size() {
+      return m.longSize();
+    }
+
+    public String scheme() {
+      return m.scheme() + POINTER;
+    }
+
+    public void close() {
+      m.close();
     }
   }
 }

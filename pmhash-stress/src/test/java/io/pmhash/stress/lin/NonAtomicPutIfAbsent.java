@@ -1,6 +1,5 @@
 package io.pmhash.stress.lin;
 
-import io.pmhash.map.LongHashTable;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
@@ -15,7 +14,7 @@ import org.jetbrains.lincheck.datastructures.Param;
 @Param(name = "key", gen = IntGen.class, conf = "1:2")
 @Param(name = "value", gen = IntGen.class, conf = "1:3")
 public class NonAtomicPutIfAbsent {
-  private final LongHashTable table;
+  private final MapOperations.LinMap table;
 
   /** A scenario's instance: an empty table of the scheme {@link MapOperations#use} named. */
   public NonAtomicPutIfAbsent() {
@@ -28,7 +27,7 @@ public class NonAtomicPutIfAbsent {
    */
   @Operation
   public long get(@Param(name = "key") int key) {
-    return table.get(key, MapOperations.ABSENT);
+    return table.get(key);
   }
 
   /**
