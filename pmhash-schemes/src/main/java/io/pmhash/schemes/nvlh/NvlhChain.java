@@ -59,6 +59,7 @@ final class NvlhChain {
     long tail = head;
     long snapshotted = 0;
     long allocated = 0;
+    long srcMeta = NvlhBucket.meta(m, src);
     for (long bits = moving; bits != 0; bits &= bits - 1) {
       while (b != 0 && (NvlhBucket.meta(m, b) & ALL_SLOTS) == ALL_SLOTS) {
         tail = b;
@@ -83,7 +84,7 @@ final class NvlhChain {
       if (b != allocated) {
         p.flush(at, PAIR_BYTES);
       }
-      NvlhBucket.setMetaRelease(m, b, meta | (1L << s));
+      NvlhBucket.setMetaRelease(m, b, meta | NvlhLayout.slotBits(s, NvlhLayout.fingerprintAt(srcMeta, from)));
     }
     return added;
   }

@@ -24,8 +24,11 @@ import java.nio.ByteOrder;
  *       | slot 3 | slot 4 | slot 5 | slot 6                                    |
  *       +----------------------------------------------------------------------+
  *  slot = { key: u64 LE | value: u64 LE }  (16 B, never across a cache line)
- *  meta (u64 LE): bits 0..6 = slot i holds a record; bit 63 = in-process flag (§III);
- *                 bits 7..62 are 0
+ *  meta (u64 LE): bits 0..6 = slot i holds a record; bit 7 = in-process flag (§III);
+ *                 byte i + 1 (bits 8 + 8i .. 15 + 8i) = slot i's fingerprint, the top byte of
+ *                 its key's hash (0 while the slot is free): one 8-byte store commits a record
+ *                 and its fingerprint together (layout version 2; version 1 had no fingerprints
+ *                 and the flag at bit 63)
  *  next (u64 LE): pool offset of the next overflow bucket of the chain (Fig. 1(b)), or 0
  * </pre>
  *
@@ -69,7 +72,51 @@ public final class NvlhLayout {
   /** The meta bits of all slots. */
   public static final long ALL_SLOTS = (1L << SLOTS) - 1;
   /** The in-process flag (§III): the bucket is the source or target of an unfinished split or merge. */
-  public static final long IN_PROCESS = 1L << 63;
+  public static final long IN_PROCESS = 1L << 7;
+  /** The bit where slot 0's fingerprint byte starts; slot {@code i}'s starts {@code 8 i} above. */
+  public static final int FP_SHIFT = 8;
+
+  /**
+   * A key's fingerprint: the top byte of its hash (the low bits choose its bucket, so they are
+   * the same for every key of a chain and would tell nothing apart).
+   *
+   * @param h the key's hash
+   * @return 0..255
+   */
+  public static int fingerprint(long h) {
+    return (int) (h >>> 56);
+  }
+
+  /**
+   * @param slot 0..6
+   * @param fp a fingerprint
+   * @return the meta bits of a record of fingerprint {@code fp} in {@code slot}: its bit and its byte
+   */
+  public static long slotBits(int slot, int fp) {
+    return 1L << slot | (long) fp << (FP_SHIFT + 8 * slot);
+  }
+
+  /**
+   * @param meta a meta word
+   * @param slot 0..6
+   * @return the fingerprint byte of {@code slot}
+   */
+  public static int fingerprintAt(long meta, int slot) {
+    return (int) (meta >>> (FP_SHIFT + 8 * slot)) & 0xFF;
+  }
+
+  /**
+   * @param meta a meta word
+   * @param slots a mask of slot bits
+   * @return {@code meta} with those slots free: their bits and fingerprint bytes cleared
+   */
+  public static long withoutSlots(long meta, long slots) {
+    long out = meta;
+    for (long b = slots & ALL_SLOTS; b != 0; b &= b - 1) {
+      out &= ~slotBits(Long.numberOfTrailingZeros(b), 0xFF);
+    }
+    return out;
+  }
 
   /** One record slot: key then value, both u64 LE. */
   public static final StructLayout PAIR = MemoryLayout.structLayout(U64.withName("key"), U64.withName("value"));
@@ -211,7 +258,7 @@ public final class NvlhLayout {
   /** "NVLH0001" little-endian. */
   public static final long MAGIC = 0x31303030484C564EL;
   /** The layout version recorded in the pool header. */
-  public static final int LAYOUT_VERSION = 1;
+  public static final int LAYOUT_VERSION = 2;
 
   // ------------------------------------------------------------------ VarHandles
 

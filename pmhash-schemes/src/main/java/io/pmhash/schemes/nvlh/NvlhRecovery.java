@@ -118,7 +118,8 @@ final class NvlhRecovery {
     }
     int v = (int) INT.get(m, h + HDR_VERSION);
     if (v != LAYOUT_VERSION) {
-      throw corrupt("nvlh: table layout version " + v + ", expected " + LAYOUT_VERSION);
+      throw corrupt("nvlh: table layout version " + v + ", expected " + LAYOUT_VERSION
+          + (v == 1 ? " (version 1 had no fingerprints in the bucket's meta word; there is no converter: recreate the pool)" : ""));
     }
     int segShift = (int) INT.get(m, h + HDR_SEG_SHIFT);
     if (segShift < MIN_SEG_SHIFT || segShift > MAX_SEG_SHIFT) {
@@ -242,14 +243,21 @@ final class NvlhRecovery {
           }
         }
         long meta = NvlhBucket.meta(m, x);
-        if ((meta & ~ALL_SLOTS) != 0) {
-          throw corrupt("nvlh: bucket " + b + " has meta bits " + Long.toHexString(meta & ~ALL_SLOTS) + (((meta & IN_PROCESS) != 0) ? " (an in-process flag with no split or merge pending)" : ""));
+        if ((meta & IN_PROCESS) != 0) {
+          throw corrupt("nvlh: bucket " + b + " has an in-process flag with no split or merge pending (meta " + Long.toHexString(meta) + ")");
         }
-        for (long bits = meta; bits != 0; bits &= bits - 1) {
+        if (NvlhLayout.withoutSlots(meta, ALL_SLOTS) != 0) {
+          throw corrupt("nvlh: bucket " + b + " has a fingerprint on a free slot (meta " + Long.toHexString(meta) + ")");
+        }
+        for (long bits = meta & ALL_SLOTS; bits != 0; bits &= bits - 1) {
           int s = Long.numberOfTrailingZeros(bits);
           long key = NvlhBucket.key(m, x, s);
-          if (t.bucketOf(NvlhTable.hash(key), t.state) != b) {
+          long h = NvlhTable.hash(key);
+          if (t.bucketOf(h, t.state) != b) {
             throw corrupt("nvlh: key " + key + " is in the chain of bucket " + b + ", not the one its hash names");
+          }
+          if (NvlhLayout.fingerprintAt(meta, s) != NvlhLayout.fingerprint(h)) {
+            throw corrupt("nvlh: key " + key + " in bucket " + b + " has fingerprint " + NvlhLayout.fingerprintAt(meta, s) + ", its hash says " + NvlhLayout.fingerprint(h));
           }
           records++;
         }

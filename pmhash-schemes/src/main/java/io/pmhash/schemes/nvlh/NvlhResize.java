@@ -262,7 +262,7 @@ final class NvlhResize {
       return added - 1;
     }
     tx.snapshot(x + META, 8);
-    NvlhBucket.setMetaRelease(m, x, meta & ~moving);
+    NvlhBucket.setMetaRelease(m, x, NvlhLayout.withoutSlots(meta, moving));
     return added;
   }
 

@@ -1,6 +1,7 @@
 package io.pmhash.schemes.nvlh;
 
 import static io.pmhash.schemes.nvlh.NvlhLayout.ALL_SLOTS;
+import static io.pmhash.schemes.nvlh.NvlhLayout.fingerprint;
 import static io.pmhash.schemes.nvlh.NvlhLayout.BUCKET_SHIFT;
 import static io.pmhash.schemes.nvlh.NvlhLayout.HDR_CLEAN_OVERFLOW;
 import static io.pmhash.schemes.nvlh.NvlhLayout.HDR_CLEAN_SIZE;
@@ -9,6 +10,7 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.SLOTS;
 import static io.pmhash.schemes.nvlh.NvlhLayout.level;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.core.hash.ByteMatch;
 import io.pmhash.core.PersistenceStats;
 import io.pmhash.core.Pool;
 import io.pmhash.core.PoolFullException;
@@ -278,10 +280,11 @@ public final class NvlhTable implements LongHashTable {
 
   @Override
   public long get(long key, long absent) {
-    long b = lockBucket(hash(key));
+    long h = hash(key);
+    long b = lockBucket(h);
     try {
       MemorySegment m = pool.memory();
-      long f = NvlhBucket.find(m, bucketOffset(b), key);
+      long f = NvlhBucket.find(m, bucketOffset(b), key, ByteMatch.broadcast(fingerprint(h)));
       return f < 0 ? absent : NvlhBucket.value(m, f & ~7L, (int) (f & 7));
     } finally {
       unlockStripe(stripe(b));
@@ -290,9 +293,10 @@ public final class NvlhTable implements LongHashTable {
 
   @Override
   public boolean containsKey(long key) {
-    long b = lockBucket(hash(key));
+    long h = hash(key);
+    long b = lockBucket(h);
     try {
-      return NvlhBucket.find(pool.memory(), bucketOffset(b), key) >= 0;
+      return NvlhBucket.find(pool.memory(), bucketOffset(b), key, ByteMatch.broadcast(fingerprint(h))) >= 0;
     } finally {
       unlockStripe(stripe(b));
     }
@@ -336,7 +340,7 @@ public final class NvlhTable implements LongHashTable {
     long b = lockBucket(h);
     int result;
     try {
-      result = writeLocked(mode, key, expected, value, b);
+      result = writeLocked(mode, key, expected, value, b, fingerprint(h));
     } finally {
       unlockStripe(stripe(b));
     }
@@ -346,38 +350,36 @@ public final class NvlhTable implements LongHashTable {
     return result;
   }
 
-  private int writeLocked(int mode, long key, long expected, long value, long b) {
+  private int writeLocked(int mode, long key, long expected, long value, long b, int fp) {
     MemorySegment m = pool.memory();
     long head = bucketOffset(b);
+    long pattern = ByteMatch.broadcast(fp);
     long free = 0;
     long tail = head;
     for (long x = head; x != 0; x = NvlhBucket.next(m, x)) {
       tail = x;
-      long bits = NvlhBucket.meta(m, x) & ALL_SLOTS;
-      if (free == 0 && bits != ALL_SLOTS) {
+      long meta = NvlhBucket.meta(m, x);
+      if (free == 0 && (meta & ALL_SLOTS) != ALL_SLOTS) {
         free = x;
       }
-      while (bits != 0) {
-        int s = Long.numberOfTrailingZeros(bits);
-        bits &= bits - 1;
-        if (NvlhBucket.key(m, x, s) == key) {
-          if (mode == PUT_IF_ABSENT || mode == REPLACE_IF && NvlhBucket.value(m, x, s) != expected) {
-            return NOT_DONE;
-          }
-          NvlhBucket.update(m, persistence, x, s, value);
-          return UPDATED;
+      int s = NvlhBucket.slotOf(m, x, key, meta, pattern);
+      if (s >= 0) {
+        if (mode == PUT_IF_ABSENT || mode == REPLACE_IF && NvlhBucket.value(m, x, s) != expected) {
+          return NOT_DONE;
         }
+        NvlhBucket.update(m, persistence, x, s, value);
+        return UPDATED;
       }
     }
     if (mode == REPLACE || mode == REPLACE_IF) {
       return NOT_DONE;
     }
     if (free != 0) {
-      NvlhBucket.insert(m, persistence, free, key, value);
+      NvlhBucket.insert(m, persistence, free, key, value, fp);
       addCount(b, 1);
       return INSERTED;
     }
-    insertOverflow(tail, key, value);
+    insertOverflow(tail, key, value, fp);
     addCount(b, 1);
     return INSERTED_OVERFLOW;
   }
@@ -387,13 +389,13 @@ public final class NvlhTable implements LongHashTable {
    * chained after {@code tail} in one transaction (the bucket is allocated in it, so commit
    * flushes it whole).
    */
-  private void insertOverflow(long tail, long key, long value) {
+  private void insertOverflow(long tail, long key, long value, int fp) {
     try (NvlhTxn tx = txns.begin()) {
       long nb = NvlhChain.linkNew(pool, tx, tail);
       MemorySegment m = pool.memory();
       LONG.set(m, NvlhLayout.slotOffset(nb, 0), key);
       LONG.set(m, NvlhLayout.slotOffset(nb, 0) + NvlhLayout.PAIR_VALUE, value);
-      NvlhBucket.setMetaRelease(m, nb, 1L);
+      NvlhBucket.setMetaRelease(m, nb, NvlhLayout.slotBits(0, fp));
       tx.commit();
     }
     overflowBuckets.incrementAndGet();
@@ -455,8 +457,9 @@ public final class NvlhTable implements LongHashTable {
       long pred = 0;
       long x = head;
       int s = -1;
+      long pattern = ByteMatch.broadcast(fingerprint(h));
       for (; x != 0; pred = x, x = NvlhBucket.next(m, x)) {
-        s = slotOf(m, x, key);
+        s = NvlhBucket.slotOf(m, x, key, NvlhBucket.meta(m, x), pattern);
         if (s >= 0) {
           break;
         }
@@ -479,18 +482,6 @@ public final class NvlhTable implements LongHashTable {
       }
     }
     return true;
-  }
-
-  private static int slotOf(MemorySegment m, long x, long key) {
-    long bits = NvlhBucket.meta(m, x) & ALL_SLOTS;
-    while (bits != 0) {
-      int s = Long.numberOfTrailingZeros(bits);
-      bits &= bits - 1;
-      if (NvlhBucket.key(m, x, s) == key) {
-        return s;
-      }
-    }
-    return -1;
   }
 
   /** The record is the last of an overflow bucket: the bucket is unlinked and freed in one transaction. */

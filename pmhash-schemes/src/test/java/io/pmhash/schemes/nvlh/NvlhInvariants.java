@@ -30,14 +30,17 @@ final class NvlhInvariants {
       long head = t.bucketOffset(b);
       for (long x = head; x != 0; x = NvlhBucket.next(m, x)) {
         long meta = NvlhBucket.meta(m, x);
-        assertEquals(0, meta & ~NvlhLayout.ALL_SLOTS, at + ": bucket " + b + " meta bits beyond the slots (an in-process flag?)");
+        assertEquals(0, meta & NvlhLayout.IN_PROCESS, at + ": bucket " + b + " has an in-process flag");
+        assertEquals(0, NvlhLayout.withoutSlots(meta, NvlhLayout.ALL_SLOTS), at + ": bucket " + b + " has a fingerprint on a free slot");
         if (x != head) {
           overflow++;
           assertTrue((meta & NvlhLayout.ALL_SLOTS) != 0, at + ": empty overflow bucket in chain " + b);
         }
-        for (long bits = meta; bits != 0; bits &= bits - 1) {
-          long key = NvlhBucket.key(m, x, Long.numberOfTrailingZeros(bits));
+        for (long bits = meta & NvlhLayout.ALL_SLOTS; bits != 0; bits &= bits - 1) {
+          int slot = Long.numberOfTrailingZeros(bits);
+          long key = NvlhBucket.key(m, x, slot);
           assertEquals(b, t.bucketOf(NvlhTable.hash(key), s), at + ": key " + key + " in the wrong chain");
+          assertEquals(NvlhLayout.fingerprint(NvlhTable.hash(key)), NvlhLayout.fingerprintAt(meta, slot), at + ": key " + key + "'s fingerprint");
           assertTrue(keys.add(key), at + ": key " + key + " twice");
         }
       }

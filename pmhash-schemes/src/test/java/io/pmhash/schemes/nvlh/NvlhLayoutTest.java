@@ -19,7 +19,15 @@ class NvlhLayoutTest {
     assertEquals(8, NvlhLayout.PAIR_VALUE);
     assertEquals(7, NvlhLayout.SLOTS);
     assertEquals(0x7F, NvlhLayout.ALL_SLOTS);
-    assertEquals(0x8000_0000_0000_0000L, NvlhLayout.IN_PROCESS);
+    assertEquals(0x80L, NvlhLayout.IN_PROCESS);
+    assertEquals(2, NvlhLayout.LAYOUT_VERSION);
+    for (int s = 0; s < NvlhLayout.SLOTS; s++) {
+      // slot s: bit s, and its fingerprint in byte s + 1 of the meta word
+      assertEquals(1L << s | 0xABL << (8 + 8 * s), NvlhLayout.slotBits(s, 0xAB), "slot " + s);
+      assertEquals(0xAB, NvlhLayout.fingerprintAt(NvlhLayout.slotBits(s, 0xAB), s));
+    }
+    assertEquals(NvlhLayout.IN_PROCESS, NvlhLayout.withoutSlots(-1L, NvlhLayout.ALL_SLOTS), "only the flag is not a slot's");
+    assertEquals(0xCD, NvlhLayout.fingerprint(0xCD00_0000_0000_0001L), "the top byte of the hash");
     for (int s = 0; s < NvlhLayout.SLOTS; s++) {
       long at = NvlhLayout.slotOffset(0, s);
       assertEquals(16 + 16L * s, at);
