@@ -94,6 +94,9 @@ class SchemeMutationCheckTest {
       "flush DashBucket.flushMeta < DashLhSegment.deleteChained",
       "flush DashBucket.flushMeta < DashSegment.flushAllMeta < DashLhRecovery.repair",
       "flush DashBucket.flushMeta < DashLhSegment.flushChainMeta < DashLhRecovery.repair",
+      // ... and a merge's rebuilt overflow metadata of p's buckets and chain (DashLhMerge step 2)
+      "flush DashBucket.flushMeta < DashSegment.flushAllMeta < DashLhMerge.mergeLocked",
+      "flush DashBucket.flushMeta < DashLhSegment.flushChainMeta < DashLhMerge.mergeLocked",
       "drain DashLhRecovery.repair", "flush DashRecovery.markRecovered", "drain DashRecovery.markRecovered",
       "flush DashLhTable.open", "drain DashLhTable.open",
       // The same for ESH: the new global version written by an unclean open (only a clean open
