@@ -48,8 +48,9 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
  * dashlh}, {@code cceh}, {@code level}, {@code group}, {@code esh}, {@code nvlh});
  * {@code -Dpmhash.mutation.site=CcehSplit.finish} mutates only the sites whose id this regular
  * expression is found in; {@code -Dpmhash.mutation.debug=true} prints each JUnit run's summary and failures.
- * Each table is printed and written to {@code target/mutation/<suite>.txt}; the test fails if a
- * site survives that {@link #EXPLAINED} does not list.
+ * Each table is written to {@code target/mutation/<suite>.txt} as the check goes (a site's line as
+ * soon as the site is done, the total at the end, so a run cut short keeps every finished site)
+ * and printed at the end; the test fails if a site survives that {@link #EXPLAINED} does not list.
  */
 class SchemeMutationCheckTest {
   /** The suites: a name and the crash test classes it runs (package-private: named). */
@@ -215,9 +216,9 @@ class SchemeMutationCheckTest {
     for (String name : names) {
       List<String> classes = SUITES.get(name.strip());
       assertTrue(classes != null, "unknown suite '" + name + "'; known: " + SUITES.keySet());
-      MutationCheck.Result r = MutationCheck.run(name.strip(), junit(classes), site -> production(classes, site) && only.matcher(site).find());
+      MutationCheck.Result r = MutationCheck.run(name.strip(), junit(classes),
+          site -> production(classes, site) && only.matcher(site).find(), out.resolve(name.strip() + ".txt"));
       System.out.println(r.table());
-      Files.writeString(out.resolve(name.strip() + ".txt"), r.table());
       for (String s : r.survivors()) {
         if (!EXPLAINED.contains(withoutLines(s))) {
           unexplained.add(name + ": " + s);
