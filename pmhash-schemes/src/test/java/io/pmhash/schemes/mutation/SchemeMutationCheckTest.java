@@ -119,7 +119,25 @@ class SchemeMutationCheckTest {
       // (i) ESH's overflow metadata (a home's OC and OFRB): rebuilt from the records by the lazy
       // recovery after every crash before the segment is used, so a crash never reads it; flushed
       // so that a clean shutdown, which a scheme crash test never makes (see a), leaves it durable.
-      "flush EshSegment.insertOverflow", "flush EshSegment.delete");
+      "flush EshSegment.insertOverflow", "flush EshSegment.delete",
+      // Dash-EH (suites dash and dash-pointer; docs/reliability.md, "Dash-EH"):
+      // (b) drains subsumed by the same thread's next drain before anything durable depends on
+      // them: a merge's copies and its directory entries (the next redo step's entry drain), a
+      // split's dropped half (finish's directory drain, before S leaves SPLITTING) and its final
+      // NORMAL shapes (any next drain; until then recovery redoes the finish idempotently).
+      // (The entry for finish's last drain also covers its directory drain, which is caught.)
+      "drain DashSegment.bulkInsert", "drain DashMerge.finish", "drain DashSplit.split", "drain DashSplit.finish",
+      // (h) the new global version at an unclean open, the repair's drain, the NORMAL shapes
+      // recovery writes (a rolled-back merge, a NEW right half) and a split's final NORMAL
+      // shapes: recomputed or finished by every unclean open and recovery; only an open after a
+      // clean close trusts them (and refuses a current-version segment that is not NORMAL).
+      "flush DashEhTable.open", "drain DashEhTable.open", "drain DashRecovery.repair",
+      "flush DashRecovery.repair", "flush DashSplit.finish",
+      // (i) the overflow metadata of a stash record in its target and probing buckets, rebuilt
+      // by every segment recovery; in pointer mode also the stash bucket's own line before the
+      // redo step that writes (and flushes) its bitmap word.
+      "flush DashBucket.flushMeta < DashSegment.stashInsert", "flush DashBucket.flushMeta < DashSegment.deleteLocked",
+      "flush DashBucket.flushMeta < DashSegment.deleteRecordLocked");
 
   /**
    * Runs the classes with JUnit, or only the tests asked for (a method {@code class#method(types)}
