@@ -1,5 +1,10 @@
 package io.pmhash.core.crash;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -26,6 +31,11 @@ import java.util.function.Predicate;
  * only the tests whose baseline run called through that site (while armed or not), and a site that
  * no test reached (called only outside every test) is reported as a survivor without a run. A
  * plain {@link Suite} is one test: every mutated run runs all of it.
+ *
+ * <p>Given a report file, the check writes its {@linkplain Result#table() table} there as it goes:
+ * the header once the inventory is taken, each site's line as soon as that site's run ends, the
+ * total at the end. A run cut short (stopped, or the machine restarted) leaves every finished
+ * site's line; a file without the total line is such a run.
  *
  * <pre>{@code
  * MutationCheck.Result r = MutationCheck.run("dash", () -> runJUnit(DashCrashTest.class));
@@ -100,16 +110,25 @@ public final class MutationCheck {
 
     /** @return one line per site: caught or SURVIVED, with its counts; then a total */
     public String table() {
-      StringBuilder b = new StringBuilder("mutation check '" + name + "': " + outcomes.size() + " sites\n");
-      for (Outcome o : outcomes) {
-        b.append(String.format("  %-8s %-70s calls %5d%s, skipped %5d, failed tests %d, tests run %d%s%n",
-            o.caught() ? "caught" : "SURVIVED", o.site(), o.calls(), o.armed() ? "" : " (never armed)",
-            o.skips(), o.failedRuns(), o.tests(), o.tests() == 0 ? " (reached by no test)" : ""));
-      }
-      long survived = outcomes.stream().filter(o -> !o.caught()).count();
-      b.append("  ").append(outcomes.size() - survived).append(" caught, ").append(survived).append(" survived\n");
-      return b.toString();
+      StringBuilder b = new StringBuilder(header(name, outcomes.size()));
+      outcomes.forEach(o -> b.append(line(o)));
+      return b.append(total(outcomes)).toString();
     }
+  }
+
+  private static String header(String name, int sites) {
+    return "mutation check '" + name + "': " + sites + " sites\n";
+  }
+
+  private static String line(Outcome o) {
+    return String.format("  %-8s %-70s calls %5d%s, skipped %5d, failed tests %d, tests run %d%s%n",
+        o.caught() ? "caught" : "SURVIVED", o.site(), o.calls(), o.armed() ? "" : " (never armed)",
+        o.skips(), o.failedRuns(), o.tests(), o.tests() == 0 ? " (reached by no test)" : "");
+  }
+
+  private static String total(List<Outcome> outcomes) {
+    long survived = outcomes.stream().filter(o -> !o.caught()).count();
+    return "  " + (outcomes.size() - survived) + " caught, " + survived + " survived\n";
   }
 
   /**
@@ -151,7 +170,31 @@ public final class MutationCheck {
    * @throws IllegalStateException if the baseline itself has a failing crash image, or sees no site
    */
   public static Result run(String name, Selective suite, Predicate<String> which) {
+    return run(name, suite, which, null);
+  }
+
+  /**
+   * As {@link #run(String, Selective, Predicate)}, writing the table to {@code report} as the
+   * check goes (see the class comment): an old file is deleted first, the header is written once
+   * the inventory is taken, each site's line is appended and written through to the device as
+   * soon as its run ends, and the total line is appended last, so that the finished file equals
+   * {@link Result#table()}.
+   *
+   * @param name names the suite in the table
+   * @param suite runs the crash tests, all or some
+   * @param which the sites to mutate (the others are left out of the result)
+   * @param report the file to write the table to, or null for none; its directory must exist
+   * @return the outcome of every site mutated
+   * @throws IllegalStateException if the baseline itself has a failing crash image, or sees no site
+   * @throws UncheckedIOException if the report cannot be written
+   */
+  public static Result run(String name, Selective suite, Predicate<String> which, Path report) {
     Objects.requireNonNull(suite, "suite");
+    Objects.requireNonNull(which, "which");
+    if (report != null) {
+      // A stale table from an earlier run must not pass for this one's if its baseline fails.
+      write(report, null);
+    }
     Map<String, Long> sites;
     Set<String> armed;
     Map<String, Set<String>> testsBySite;
@@ -169,24 +212,50 @@ public final class MutationCheck {
       throw new IllegalStateException("mutation check '" + name
           + "': the suite made no flush or drain under a crash simulator");
     }
+    List<String> mutated = sites.keySet().stream().filter(which).toList();
+    if (report != null) {
+      write(report, header(name, mutated.size()));
+    }
     List<Outcome> out = new ArrayList<>();
-    for (Map.Entry<String, Long> e : sites.entrySet()) {
-      String site = e.getKey();
-      if (!which.test(site)) {
-        continue;
-      }
+    for (String site : mutated) {
       Set<String> tests = testsBySite.getOrDefault(site, Set.of());
+      Outcome o;
       if (tests.isEmpty()) {
-        out.add(new Outcome(site, e.getValue(), armed.contains(site), 0, 0, 0, 0));
-        continue;
+        o = new Outcome(site, sites.get(site), armed.contains(site), 0, 0, 0, 0);
+      } else {
+        try (MutationSession s = MutationSession.skipping(site)) {
+          runQuietly(suite, tests);
+          o = new Outcome(site, sites.get(site), armed.contains(site), s.skips(), s.failedRuns(),
+              s.failedImages(), tests.size());
+        }
       }
-      try (MutationSession s = MutationSession.skipping(site)) {
-        runQuietly(suite, tests);
-        out.add(new Outcome(site, e.getValue(), armed.contains(site), s.skips(), s.failedRuns(),
-            s.failedImages(), tests.size()));
+      out.add(o);
+      if (report != null) {
+        write(report, line(o));
       }
     }
+    if (report != null) {
+      write(report, total(out));
+    }
     return new Result(name, Collections.unmodifiableList(out));
+  }
+
+  /**
+   * Appends {@code text} to the report and writes it through to the device, so that it outlives
+   * the process and the machine; with null text, deletes the report.
+   */
+  private static void write(Path report, String text) {
+    try {
+      if (text == null) {
+        Files.deleteIfExists(report);
+      } else {
+        Files.writeString(report, text, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.APPEND, StandardOpenOption.DSYNC);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("mutation check: cannot write the report " + report
+          + " (does its directory exist and is it writable?)", e);
+    }
   }
 
   /** A plain suite as one test named after it, run whole whatever is asked. */

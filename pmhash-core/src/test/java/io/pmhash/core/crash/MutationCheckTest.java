@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -149,6 +151,33 @@ class MutationCheckTest {
     // twoOps' needed flush and drain are caught; its clean line, b's and the unreached sites survive.
     assertEquals(6, r.survivors().size(), log);
     assertTrue(r.table().contains("tests run 0 (reached by no test)"), log);
+  }
+
+  @Test
+  void theReportHoldsEveryFinishedSiteWhileTheNextOneRuns() throws IOException {
+    Path report = dir.resolve("two-ops.txt");
+    Files.writeString(report, "a stale table of an earlier run\n");
+    List<String> seen = new ArrayList<>(); // per run: the report as it was when the run started
+    MutationCheck.Selective suite = tests -> {
+      seen.add(Files.exists(report) ? Files.readString(report) : "(none)");
+      MutationSession.testStarted("crash test");
+      try {
+        crashTest();
+      } finally {
+        MutationSession.testFinished();
+      }
+    };
+    MutationCheck.Result r = MutationCheck.run("two ops", suite, MutationCheckTest::mine, report);
+    String log = String.join("----\n", seen) + "====\n" + r.table();
+    List<String> lines = r.table().lines().toList(); // header, 4 sites, total
+    assertEquals(6, lines.size(), log);
+    assertEquals(5, seen.size(), log); // the baseline and 4 mutated runs
+    assertEquals("(none)", seen.get(0), log); // the stale table is gone before the baseline
+    for (int k = 1; k <= 4; k++) {
+      // Mutated run k starts with the header and the lines of the k - 1 sites before it, no total.
+      assertEquals(String.join("\n", lines.subList(0, k)) + "\n", seen.get(k), log);
+    }
+    assertEquals(r.table(), Files.readString(report), log);
   }
 
   @Test

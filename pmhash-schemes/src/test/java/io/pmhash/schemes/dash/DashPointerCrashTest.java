@@ -35,8 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * operation all or nothing, no duplicate, size equal to a scan, every record's key hashing to
  * its slot's hash, and record ownership exact: the allocator's owned blocks are exactly the
  * table header, the directory, the segments and the records the slots name, no record named by
- * two slots (no leaked record, no double-owned one, no slot naming a free block); then the table
- * keeps working.
+ * two slots (no leaked record, no double-owned one, no slot naming a free block); every segment
+ * NORMAL, recovered, at most the global depth and named by its directory entries ({@link
+ * DashCrashTest#checkShapes}); then the table keeps working. Displacement is crashed too.
  */
 class DashPointerCrashTest {
   @TempDir Path dir;
@@ -86,10 +87,18 @@ class DashPointerCrashTest {
   }
 
   static DashPointerTable create(Pool pool) {
-    return new DashPointerTable(DashEhTable.create(pool, NORMAL_BUCKETS, 2, 0, true));
+    return create(pool, 0);
+  }
+
+  static DashPointerTable create(Pool pool, long capacity) {
+    return new DashPointerTable(DashEhTable.create(pool, NORMAL_BUCKETS, 2, capacity, true));
   }
 
   private CrashHarness.Report crash(String name, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
+    return crash(name, 0, setup, work, recoveryCrashes);
+  }
+
+  private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
     Map<String, String> s = new HashMap<>();
     setup.forEach(o -> o.apply(s));
     List<Map<String, String>> states = new ArrayList<>();
@@ -104,7 +113,7 @@ class DashPointerCrashTest {
         .eachLineCap(24)
         .crashDuringRecovery(recoveryCrashes)
         .setup(pool -> {
-          DashPointerTable t = create(pool);
+          DashPointerTable t = create(pool, capacity);
           for (Op o : setup) {
             o.apply(t);
           }
@@ -164,6 +173,7 @@ class DashPointerCrashTest {
       }
     }
     checkOwnership(pool, t, at);
+    DashCrashTest.checkShapes(pool, t.table, at);
     for (int i = 0; i < 3; i++) {
       byte[] k = bytes("after-recovery-" + i);
       t.put(k, bytes("v" + i));
@@ -229,21 +239,79 @@ class DashPointerCrashTest {
         new Op(Kind.REMOVE_IF, "alpha", null, "wrong"),         // conditional delete, refused
         new Op(Kind.REMOVE_IF, "delta", null, "x"),             // conditional delete
         Op.put("", ""));                                        // empty key and value
-    CrashHarness.Report r = crash("insert-update-delete", setup, work, true);
+    // A table created with four segments, so that create's segment flush matters (a one-segment
+    // table's segment header is all zero but its version, which recovery does not trust; found
+    // by the mutation check).
+    long capacity = 2400;
+    try (Pool pool = Pool.createVolatile(options())) {
+      assertEquals(4, create(pool, capacity).table.segmentOffsets().length, "segments at create");
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+    CrashHarness.Report r = crash("insert-update-delete", capacity, setup, work, true);
     assertTrue(r.crashPoints() >= 7 * 4, r.summary());
     assertTrue(r.recoveryCrashPoints() > 0, r.summary());
+  }
+
+  /** {@code n} keys of the given prefix whose target bucket is {@code y}. */
+  private static List<String> keysFor(String prefix, int y, int n) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; keys.size() < n; i++) {
+      String k = prefix + i;
+      if (DashSegment.bucketIndex(Hashing.hash(bytes(k)), DashLayout.NORMAL_BUCKETS - 1) == y) {
+        keys.add(k);
+      }
+    }
+    return keys;
+  }
+
+  /**
+   * An insert that displaces (Dash §4.6): buckets 10 and 11 full, 11 holding records of bucket
+   * 10 (probing) in slots 0 and 1 and its own records from slot 2 on, so the insert of one more
+   * key of bucket 10 moves 11's record in slot 2 on to 12 and takes that slot; then a delete.
+   * The move's pair, bitmaps and drains are crashed (found by the mutation check: no pointer
+   * crash test displaced while armed). The freed slot is outside the bucket's metadata line
+   * (slots 0 and 1 share it), so that the new pair's flush does not also flush the freed bit.
+   */
+  @Test
+  void displacement() {
+    // balanced inserts (the less full of target and probing bucket, the target on a tie):
+    // 4 keys of 10 put 10's 2nd and 4th into 11's slots 0 and 1; 14 keys of 11 fill 11's slots
+    // 2..7 (and 12); 18 more keys of 10 fill 10 and 11's slots 8..13
+    List<String> of10 = keysFor("of-10-", 10, 23);
+    List<Op> setup = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      setup.add(Op.put(of10.get(i), value(i, 1 + i)));
+    }
+    for (String k : keysFor("own-11-", 11, 14)) {
+      setup.add(Op.put(k, value(k.length(), 12)));
+    }
+    for (int i = 4; i < 22; i++) {
+      setup.add(Op.put(of10.get(i), value(i, 1 + i)));
+    }
+    try (Pool pool = Pool.createVolatile(options())) {
+      DashPointerTable t = create(pool);
+      setup.forEach(o -> o.apply(t));
+      MemorySegment m = pool.memory();
+      long seg = t.table.segmentOffsets()[0];
+      int bm10 = DashBucket.bitmap(m, DashSegment.bucket(seg, 10));
+      int bm11 = DashBucket.bitmap(m, DashSegment.bucket(seg, 11));
+      assertEquals(SLOTS, DashBucket.count(bm10), "bucket 10 full");
+      assertEquals(SLOTS, DashBucket.count(bm11), "bucket 11 full");
+      int movable = DashBucket.allocated(bm11) & ~DashBucket.members(bm11);
+      assertEquals(2, Integer.numberOfTrailingZeros(movable), "the record to move is in slot 2 of bucket 11");
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+    List<Op> work = List.of(Op.put(of10.get(22), value(77, 30)), Op.remove(of10.get(3)));
+    CrashHarness.Report r = crash("displacement", setup, work, true);
+    assertTrue(r.crashPoints() >= 6, r.summary());
   }
 
   @Test
   void stashInsertAndDelete() {
     // keys of one target bucket: 28 fill it and its probing bucket, the rest go to the stash
-    List<String> keys = new ArrayList<>();
-    for (int i = 0; keys.size() < 34; i++) {
-      String k = "stash-" + i;
-      if (DashSegment.bucketIndex(Hashing.hash(bytes(k)), DashLayout.NORMAL_BUCKETS - 1) == 20) {
-        keys.add(k);
-      }
-    }
+    List<String> keys = keysFor("stash-", 20, 34);
     List<Op> setup = new ArrayList<>();
     for (int i = 0; i < 28; i++) {
       setup.add(Op.put(keys.get(i), value(i, 10)));
