@@ -10,6 +10,7 @@ import io.pmhash.core.crash.CrashHarness;
 import io.pmhash.core.crash.CrashPoint;
 import io.pmhash.core.crash.ImageKind;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -96,6 +97,16 @@ class DashCrashTest {
    * point of the workload (each pending 8-byte word durable or not on its own: a torn line).
    */
   private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes, boolean wide, int random) {
+    return crash(name, capacity, setup, work, recoveryCrashes, wide, random, false);
+  }
+
+  /**
+   * {@code dirtyFirstDirectory}: after the setup, the first directory's block (freed by the
+   * setup's doubling) gets durable garbage, as freed memory may hold; a later allocation of its
+   * size class that reuses it must then make its own bytes durable.
+   */
+  private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes, boolean wide, int random,
+      boolean dirtyFirstDirectory) {
     Map<Long, Long> base = new HashMap<>();
     setup.forEach(o -> o.apply(base));
     List<Map<Long, Long>> states = new ArrayList<>();
@@ -112,8 +123,12 @@ class DashCrashTest {
         .crashDuringRecovery(recoveryCrashes)
         .setup(pool -> {
           DashEhTable t = DashEhTable.create(pool, normal(), 2, capacity);
+          long first = (long) LONG.get(pool.memory(), t.header + HDR_DIRECTORY);
           for (Op o : setup) {
             o.apply(t);
+          }
+          if (dirtyFirstDirectory) {
+            dirtyFreedBlock(pool, t, first);
           }
         });
     if (recoveryCrashes) {
@@ -355,6 +370,43 @@ class DashCrashTest {
     }
     List<Op> work = List.of(Op.remove(inserts.get(ix[1]).key()), Op.put(7, 7), Op.remove(inserts.get(ix[1] + 1).key()));
     CrashHarness.Report r = crash("merge+halving", 0, setup, work, true, true, 3);
+    assertTrue(r.crashPoints() >= 12, r.summary());
+  }
+
+  /** Durable garbage in the freed directory block {@code first} (the table has doubled since). */
+  private static void dirtyFreedBlock(Pool pool, DashEhTable t, long first) {
+    MemorySegment m = pool.memory();
+    assertTrue((long) LONG.get(m, t.header + HDR_DIRECTORY) != first, "the setup doubled the directory, freeing the first one");
+    m.asSlice(first, ExtendibleDirectory.bytes(0)).fill((byte) 0x5A);
+    pool.persistence().persist(first, ExtendibleDirectory.bytes(0));
+  }
+
+  /**
+   * {@link #mergeAndHalving} with the halving's new directory on a block whose durable bytes are
+   * not already the right ones. The allocator hands the halving the block of the table's first
+   * (depth 0) directory, freed by the doubling; left alone, that block still holds exactly the
+   * bytes the halving writes (a merge restores the directory its split replaced), so a halving
+   * that forgot to flush its directory would go unseen. Asserted on a dry run: the halving does
+   * reuse that block.
+   */
+  @Test
+  void mergeAndHalvingIntoADirtyReusedBlock() {
+    long seed = 0x3E26EL;
+    int[] ix = mergeIndexes(seed);
+    List<Op> inserts = seeded(seed, ix[0]);
+    List<Op> setup = new ArrayList<>(inserts);
+    for (int i = 0; i < ix[1]; i++) {
+      setup.add(Op.remove(inserts.get(i).key()));
+    }
+    List<Op> work = List.of(Op.remove(inserts.get(ix[1]).key()), Op.put(7, 7), Op.remove(inserts.get(ix[1] + 1).key()));
+    try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), normal(), 2, 0)) {
+      long first = (long) LONG.get(t.pool().memory(), t.header + HDR_DIRECTORY);
+      setup.forEach(o -> o.apply(t));
+      work.forEach(o -> o.apply(t));
+      assertEquals(1, t.halvings.get(), "the work halves the directory once");
+      assertEquals(first, (long) LONG.get(t.pool().memory(), t.header + HDR_DIRECTORY), "the halving reuses the first directory's block");
+    }
+    CrashHarness.Report r = crash("merge+halving, dirty block", 0, setup, work, true, true, 3, true);
     assertTrue(r.crashPoints() >= 12, r.summary());
   }
 
