@@ -89,8 +89,9 @@ public interface PoolBackend {
     /**
      * The backend's own durable transactions over this region, if it has them. When present, the
      * pool's {@link io.pmhash.core.log.UndoLog} sends every snapshot to them instead of a lane,
-     * and their commit is the transaction's one commit point ({@link io.pmhash.core.log.Tx}
-     * says how the lane's allocation entries join it). Asked once, when the pool opens.
+     * and their commit is the transaction's one commit point ({@link io.pmhash.core.log.Tx}); a
+     * transaction's allocations and frees are then the backend's {@link #allocation()}, which it
+     * must have too (a backend has both or neither). Asked once, when the pool opens.
      *
      * @return the transactions, or empty for pmhash's own undo log in the lanes
      */
