@@ -8,10 +8,14 @@ package io.pmhash.core.alloc;
  * llpl pool: PMDK) it is the backend's allocator. A transaction's {@code alloc} and {@code free}
  * ({@link io.pmhash.core.log.Tx}) go to the same allocator.
  *
- * <p>Only schemes whose every reader and writer holds the table's lock may use it: a block freed
- * through it may be reused at once (PMDK's free is its reuse), so no optimistic reader may still
- * be reading it. Dash, CCEH, level hashing, ESH and the group scheme use {@link Allocator}
- * directly ({@link io.pmhash.core.Pool#allocator()}), whose frees wait for a grace period.
+ * <p>A block freed by a {@link Step#deferFree} is persistently free (or, on PMDK, persistently
+ * recorded as retired) when the step commits and reused only after a grace period of the pool's
+ * epochs ({@link io.pmhash.core.Pool#epochs()}), on either allocator, so an optimistic reader
+ * may still read it meanwhile. A transaction's free through a backend's allocator ({@link
+ * io.pmhash.core.log.Tx#free} on an llpl pool) is immediate: only schemes whose readers hold the
+ * table's lock free in transactions (NVLH). Blocks of 64 bytes and more are 64-byte aligned on
+ * both allocators, smaller ones 16 (pmhash's) or 64 (PMDK's). Dash, CCEH, level hashing, ESH and
+ * the group scheme still use {@link Allocator} directly ({@link io.pmhash.core.Pool#allocator()}).
  *
  * <p>Persist contract: a reserved block is not owned persistently until a publish of it commits;
  * a crash before leaks nothing. The caller persists (flushes and drains) a block's contents
@@ -112,7 +116,7 @@ public interface SchemeAllocator {
     Step set(long offset, long value);
 
     /**
-     * @param block an owned block, free when the step commits
+     * @param block an owned block, free when the step commits and reused after a grace period
      * @return this
      * @throws IllegalArgumentException if it is not an owned block
      */

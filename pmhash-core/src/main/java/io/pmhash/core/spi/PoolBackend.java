@@ -204,5 +204,23 @@ public interface PoolBackend {
      * @param frees how many
      */
     void txEnded(boolean committed, long[] allocated, int allocs, long[] freed, int frees);
+
+    /**
+     * Where a {@link io.pmhash.core.alloc.SchemeAllocator.Step#deferFree retired} block waits
+     * until no reader can still hold it; the pool sets its epochs' ({@link
+     * io.pmhash.core.alloc.EpochDeferredFree}) when it opens, as for its own allocator.
+     *
+     * @param d the grace-period policy
+     */
+    void useDeferredFree(io.pmhash.core.alloc.DeferredFree d);
+
+    /**
+     * Frees every block that was retired and whose grace period a crash or a close cut short (no
+     * reader exists yet), and loads what {@link #owned} needs. The pool calls it once per open,
+     * after its lane recovery and before anything reads the pool.
+     *
+     * @throws io.pmhash.core.CorruptPoolException if the allocator's records are damaged
+     */
+    void recover() throws io.pmhash.core.CorruptPoolException;
   }
 }
