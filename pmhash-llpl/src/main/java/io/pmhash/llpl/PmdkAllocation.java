@@ -93,7 +93,8 @@ final class PmdkAllocation implements PoolBackend.Allocation {
   private static final int RESERVED = 0;
   private static final int PENDING = 1;
   private static final int PUBLISHED = 2;
-  private static final String[] STATES = {"reserved", "in a step", "published"};
+  private static final int CANCELLED = 3;
+  private static final String[] STATES = {"reserved", "in a step", "published", "cancelled"};
 
   private final Path path;
   private final long pool;
@@ -202,6 +203,23 @@ final class PmdkAllocation implements PoolBackend.Allocation {
           + PmdkTransactions.error(0) + "); create the llpl pool larger (PoolOptions.withInitialSize)", null);
     }
     return new PmdkReserved(alignedBlock(start, size), start, size, act, new AtomicInteger(RESERVED));
+  }
+
+  /** {@code pmemobj_cancel} of the reservation's action: PMDK may hand the object out again at once. */
+  @Override
+  public void cancel(Reserved r) {
+    if (!(r instanceof PmdkReserved p)) {
+      throw new IllegalArgumentException(r + " is not a reservation of PMDK's allocator: cancel it through the"
+          + " allocator that reserved it");
+    }
+    if (!p.state.compareAndSet(RESERVED, CANCELLED)) {
+      throw new IllegalStateException(p + " cannot be cancelled: it is not (only) reserved");
+    }
+    try {
+      Pmemobj.CANCEL.invokeExact(pop, p.action, 1L);
+    } catch (Throwable t) {
+      throw PmdkTransactions.unexpected("pmemobj_cancel", t);
+    }
   }
 
   @Override

@@ -161,6 +161,22 @@ class PmdkAllocationTest {
   }
 
   @Test
+  void aCancelledReservationIsNeverPublished() throws Exception {
+    try (Pool pool = Pool.create(dir.resolve("p"), LlplTransactionTest.llpl(2))) {
+      PmdkAllocation a = pmdk(pool);
+      SchemeAllocator.Reserved r = a.reserve(128);
+      a.cancel(r);
+      assertThrows(IllegalStateException.class, () -> a.publish(r, pool.rootWord(0)), "a cancelled reservation");
+      assertThrows(IllegalStateException.class, () -> a.cancel(r), "cancelled twice");
+      assertEquals(0, pool.root(0));
+      assertFalse(a.owned(r.offset()));
+      assertFalse(a.walk().containsKey(r.offset()), "PMDK holds no object for it");
+      SchemeAllocator.Reserved other = pool.allocator().schemeAllocator().reserve(64);
+      assertThrows(IllegalArgumentException.class, () -> a.cancel(other), "another allocator's reservation");
+    }
+  }
+
+  @Test
   void moreRetiredBlocksThanOneListHoldsGrowTheListsAndAreAllFreed() throws Exception {
     try (Pool pool = Pool.create(dir.resolve("p"), LlplTransactionTest.llpl(2))) {
       PmdkAllocation a = pmdk(pool);
