@@ -227,7 +227,7 @@ public final class DashEhTable implements LongHashTable {
       throw corrupt(where + ": no dash-eh table (root 0 is empty): its create was interrupted; delete the file and create it again");
     }
     MemorySegment m = pool.memory();
-    if (outsideBlocks(pool, h, TABLE_HEADER.byteSize()) || (h & 63) != 0) {
+    if (Damage.outsideBlocks(pool, pool.schemeAllocator(), h, TABLE_HEADER.byteSize()) || (h & 63) != 0) {
       throw corrupt(where + ": dash-eh table header offset " + h + " is outside the heap");
     }
     if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {
@@ -248,7 +248,7 @@ public final class DashEhTable implements LongHashTable {
           + MIN_NORMAL_BUCKETS + ".." + MAX_NORMAL_BUCKETS + " or differs from the pool header's");
     }
     long dir = (long) LONG.get(m, h + HDR_DIRECTORY);
-    if (outsideBlocks(pool, dir, DIR_ENTRIES) || (dir & 63) != 0) {
+    if (Damage.outsideBlocks(pool, pool.schemeAllocator(), dir, DIR_ENTRIES) || (dir & 63) != 0) {
       throw corrupt(where + ": dash-eh directory offset " + dir + " is outside the pool or not 64-byte aligned");
     }
     int mode = (int) INT.get(m, h + HDR_KEY_MODE);
@@ -309,19 +309,6 @@ public final class DashEhTable implements LongHashTable {
     long first = (long) LONG.getAcquire(m, dir + DIR_ENTRIES);
     Damage.walkChain(pool, pool.schemeAllocator(), first, seg -> (long) LONG.getAcquire(m, seg + SEG_SIDE), segBytes, 64,
         "dash-eh side-link chain");
-  }
-
-  /**
-   * The first check of an offset read at open, before it is followed: on pmhash's allocator (an
-   * FFM pool) outside the heap or past the mapping; on a backend's (llpl: PMDK's blocks, anywhere
-   * in the region) not a block it owns of at least {@code bytes} (read-only).
-   */
-  private static boolean outsideBlocks(Pool pool, long offset, long bytes) {
-    SchemeAllocator a = pool.schemeAllocator();
-    if (a == pool.allocator().schemeAllocator()) {
-      return offset < pool.heapOffset() || offset + bytes > pool.memory().byteSize();
-    }
-    return Damage.blockProblem(pool, a, offset, bytes, 64) != null;
   }
 
   private static UncheckedIOException corrupt(String message) {

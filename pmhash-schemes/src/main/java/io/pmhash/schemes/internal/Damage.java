@@ -147,6 +147,25 @@ public final class Damage {
     return null;
   }
 
+  /**
+   * The first check of an offset read at open, before it is followed: for the pool's own
+   * allocator (an FFM pool) outside the heap or past the mapping, nothing more (not loading the
+   * allocator); for a backend's (llpl: PMDK's blocks, anywhere in the region) not a 64-byte
+   * aligned block it owns of at least {@code bytes}. Reads only.
+   *
+   * @param pool the pool
+   * @param allocator the allocator the scheme's blocks come from
+   * @param offset the offset read
+   * @param bytes the size the structure needs
+   * @return true if {@code offset} cannot name the structure
+   */
+  public static boolean outsideBlocks(Pool pool, SchemeAllocator allocator, long offset, long bytes) {
+    if (allocator == pool.allocator().schemeAllocator()) {
+      return offset < pool.heapOffset() || offset + bytes > pool.memory().byteSize();
+    }
+    return blockProblem(pool, allocator, offset, bytes, 64) != null;
+  }
+
   // ---------------------------------------------------------------- chains
 
   /**
