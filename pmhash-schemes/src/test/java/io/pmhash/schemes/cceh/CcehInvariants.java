@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.contract.PmdkBlocks;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.Set;
@@ -69,16 +69,6 @@ final class CcehInvariants {
     reachable.add(t.header);
     reachable.add((long) LONG.get(m, t.header + HDR_DIRECTORY));
     reachable.addAll(t.segmentOffsets());
-    SchemeAllocator a = pool.schemeAllocator();
-    if (a != pool.allocator().schemeAllocator()) { // the backend's (PMDK's) blocks: no enumeration, a count
-      for (long b : reachable) {
-        assertTrue(a.owned(b), at + ": reachable block " + b + " is owned by the backend's allocator");
-      }
-      assertEquals(reachable.size(), a.blocksOwned(), at + ": the backend owns exactly the reachable blocks");
-      return;
-    }
-    Set<Long> owned = new TreeSet<>();
-    pool.allocator().forEachOwned((off, size) -> owned.add(off));
-    assertEquals(reachable, owned, at + ": owned blocks are exactly the reachable ones");
+    PmdkBlocks.requireOwnedExactly(pool, reachable, at);
   }
 }
