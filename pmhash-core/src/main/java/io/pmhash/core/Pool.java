@@ -63,7 +63,7 @@ import jdk.nio.mapmode.ExtendedMapMode;
  * the same header, lanes and heap, reached through a {@link MemorySegment} over PMDK's mapping,
  * so schemes run unchanged. {@link #open} recognises such a file by PMDK's signature and the
  * backend id in the header; such a pool keeps the size it was created with. The schemes that take
- * their blocks through {@link #schemeAllocator()} (NVLH, NVDH) get PMDK's allocator there: their
+ * their blocks through {@link #schemeAllocator()} (NVLH, NVDH, Dash-EH, CCEH, ESH) get PMDK's allocator there: their
  * blocks are PMDK objects beside the pool's block.
  *
  * <h2>Thread safety</h2>
@@ -99,8 +99,10 @@ public final class Pool implements AutoCloseable {
   private final long poolId;
   private final Lanes lanes;
   private final Allocator allocator;
-  /** The allocator NVLH and NVDH use: the backend's, or {@link #allocator}'s seam. */
+  /** The allocator NVLH, NVDH, Dash-EH, CCEH and ESH use: the backend's, or {@link #allocator}'s seam. */
   private final SchemeAllocator schemeAllocator;
+  /** The backend's allocator ({@link PoolBackend.Region#allocation()}), or null. */
+  private final PoolBackend.Allocation hostAllocation;
   private final UndoLog undoLog;
   private final EpochReclaimer epochs;
   private final PoolBackend.Region host;
@@ -154,11 +156,15 @@ public final class Pool implements AutoCloseable {
     // Pool is final and these constructors only record the reference.
     this.lanes = new Lanes(this);
     this.allocator = new Allocator(this, lanes);
-    PoolBackend.Allocation hostAllocation = host == null ? null : host.allocation().orElse(null);
+    this.hostAllocation = host == null ? null : host.allocation().orElse(null);
     this.schemeAllocator = hostAllocation != null ? hostAllocation : allocator.schemeAllocator();
     this.undoLog = new UndoLog(lanes, allocator, host == null ? null : host.transactions().orElse(null), hostAllocation);
     this.epochs = new EpochReclaimer();
-    allocator.useDeferredFree(new EpochDeferredFree(epochs));
+    EpochDeferredFree grace = new EpochDeferredFree(epochs);
+    allocator.useDeferredFree(grace);
+    if (hostAllocation != null) {
+      hostAllocation.useDeferredFree(grace); // its retired blocks wait for the same readers
+    }
   }
 
   // ---------------------------------------------------------------- create
@@ -649,7 +655,8 @@ public final class Pool implements AutoCloseable {
   /**
    * Lane recovery, before the pool is returned: per lane, a valid undo log is rolled back, then a
    * valid redo record replayed (see {@link Lanes#recover()}). O(lanes): nothing else of the heap
-   * is read.
+   * is read. Then a backend's allocator frees the blocks whose grace period a crash or close cut
+   * short ({@link PoolBackend.Allocation#recover()}; the llpl pool: O(PMDK objects)).
    */
   private void recover() throws IOException {
     boolean ok = false;
@@ -657,6 +664,9 @@ public final class Pool implements AutoCloseable {
       Lanes.Recovery r = lanes.recover();
       if (r.rolledBack() + r.replayed() + r.discarded() > 0) {
         LOG.log(System.Logger.Level.INFO, "pmhash pool " + path + ": lane recovery rolled back " + r.rolledBack() + " transactions, replayed " + r.replayed() + " redo records, discarded " + r.discarded() + " incomplete ones");
+      }
+      if (hostAllocation != null) {
+        hostAllocation.recover();
       }
       ok = true;
     } finally {
@@ -1208,8 +1218,9 @@ public final class Pool implements AutoCloseable {
    * marker, recovery epoch) get their values back and no clean shutdown is recorded, so the
    * refused file is left as it was found (issue 9: "a failed open never modifies the file"). The
    * scheme must refuse before it writes anything itself. Not undone: lane recovery, which writes
-   * only if a crash left a log step in flight; it is the repair every open makes, idempotent, and
-   * the restored marker makes the next open repeat it. On a pool that was created, not opened,
+   * only if a crash left a log step in flight, and a backend allocator's freeing of blocks left
+   * retired (llpl); each is a repair every open makes, idempotent, and the restored marker makes
+   * the next open repeat the lanes'. On a pool that was created, not opened,
    * this is {@link #close()}.
    *
    * @throws IOException if the file cannot be forced or closed

@@ -45,8 +45,9 @@ import java.util.Optional;
  * records run inside it as in a file. Transactions are PMDK's ({@link #transactions()}, {@link
  * PmdkTransactions}): their snapshots live in PMDK's undo log, which PMDK grows into the pool's
  * free space beside the block. NVLH's and NVDH's blocks are PMDK objects beside the block too
- * ({@link #allocation()}, {@link PmdkAllocation}); the other schemes' come from pmhash's
- * allocator inside it.
+ * ({@link #allocation()}, {@link PmdkAllocation}, 64-byte aligned, frees of a step deferred past a
+ * grace period through persistent retire lists); the other schemes' come from pmhash's allocator
+ * inside it.
  */
 final class LlplRegion implements PoolBackend.Region {
   /** llpl's size word before a (non-compact) block's payload. */
@@ -81,7 +82,7 @@ final class LlplRegion implements PoolBackend.Region {
     this.poolOffset = poolOffset;
     this.poolEnd = poolEnd;
     this.transactions = transactions;
-    this.allocation = new PmdkAllocation(path, base);
+    this.allocation = new PmdkAllocation(path, base, size);
   }
 
   /**
@@ -215,7 +216,7 @@ final class LlplRegion implements PoolBackend.Region {
     return Optional.of(transactions);
   }
 
-  /** @return PMDK's allocator for NVLH's and NVDH's blocks ({@link PmdkAllocation}) */
+  /** @return PMDK's allocator for the blocks of the schemes on the seam ({@link PmdkAllocation}) */
   @Override
   public Optional<PoolBackend.Allocation> allocation() {
     return Optional.of(allocation);

@@ -45,10 +45,11 @@ final class Pmemobj {
   static final MethodHandle TYPE_NUM;
   static final MethodHandle USABLE_SIZE;
   static final MethodHandle OID_OF;
+  static final MethodHandle XALLOC;
   static final Throwable FAILURE;
 
   static {
-    MethodHandle[] h = new MethodHandle[19];
+    MethodHandle[] h = new MethodHandle[20];
     Throwable failure = null;
     try {
       bindAll(h);
@@ -74,6 +75,7 @@ final class Pmemobj {
     TYPE_NUM = h[16];
     USABLE_SIZE = h[17];
     OID_OF = h[18];
+    XALLOC = h[19];
     FAILURE = failure;
   }
 
@@ -125,6 +127,9 @@ final class Pmemobj {
     h[17] = linker.downcallHandle(find(lib, "pmemobj_alloc_usable_size"), FunctionDescriptor.of(u64, OID));
     // PMEMoid pmemobj_oid(const void *addr)
     h[18] = linker.downcallHandle(find(lib, "pmemobj_oid"), FunctionDescriptor.of(OID, addr));
+    // int pmemobj_xalloc(PMEMobjpool *pop, PMEMoid *oidp, size_t size, uint64_t type_num,
+    //     uint64_t flags, pmemobj_constr constructor, void *arg): atomic; oidp may be volatile memory
+    h[19] = linker.downcallHandle(find(lib, "pmemobj_xalloc"), FunctionDescriptor.of(i32, addr, addr, u64, u64, u64, addr, addr));
   }
 
   private static MemorySegment find(SymbolLookup lib, String name) {

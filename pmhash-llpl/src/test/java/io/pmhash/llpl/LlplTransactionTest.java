@@ -42,13 +42,13 @@ class LlplTransactionTest {
 
   @TempDir Path dir;
 
-  private static PoolOptions llpl(int lanes) {
+  static PoolOptions llpl(int lanes) {
     return PoolOptions.defaults().withScheme("tx-test", 1).withBackend("llpl").withDurability(Durability.PROCESS)
         .withGeometry(lanes, 1024, 64 << 10).withInitialSize(1).withBackendAllocation(8L << 20);
   }
 
   /** Publishes a zeroed PMDK block of {@code size} bytes at root {@code root} ({@code pmemobj_xreserve}/{@code _publish}). */
-  private static long block(Pool pool, long size, int root) {
+  static long block(Pool pool, long size, int root) {
     SchemeAllocator a = pool.schemeAllocator();
     SchemeAllocator.Reserved r = a.reserve(size);
     pool.memory().asSlice(r.offset(), size).fill((byte) 0);

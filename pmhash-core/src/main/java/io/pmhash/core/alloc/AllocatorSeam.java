@@ -18,6 +18,11 @@ final class AllocatorSeam implements SchemeAllocator {
   }
 
   @Override
+  public void cancel(Reserved r) {
+    allocator.cancel(own(r));
+  }
+
+  @Override
   public void publishUnlinked(Reserved[] rs) {
     Reservation[] own = new Reservation[rs.length];
     for (int i = 0; i < rs.length; i++) {
@@ -33,7 +38,7 @@ final class AllocatorSeam implements SchemeAllocator {
 
   @Override
   public Step begin() {
-    return new PublicationStep(allocator.begin());
+    return allocator.begin(); // a Publication is a Step: nothing allocated per step
   }
 
   @Override
@@ -56,48 +61,11 @@ final class AllocatorSeam implements SchemeAllocator {
     return allocator.stats().blocksOwned();
   }
 
-  private static Reservation own(Reserved r) {
+  static Reservation own(Reserved r) {
     if (r instanceof Reservation res) {
       return res;
     }
     throw new IllegalArgumentException(r + " is not a reservation of pmhash's allocator: publish it through the"
         + " allocator that reserved it");
-  }
-
-  /** A {@link Publication} as a {@link Step}. */
-  private record PublicationStep(Publication p) implements Step {
-    @Override
-    public Step publish(Reserved r, long destination) {
-      p.publish(own(r), destination);
-      return this;
-    }
-
-    @Override
-    public Step publish(Reserved r) {
-      p.publish(own(r));
-      return this;
-    }
-
-    @Override
-    public Step set(long offset, long value) {
-      p.set(offset, value);
-      return this;
-    }
-
-    @Override
-    public Step deferFree(long block) {
-      p.deferFree(block);
-      return this;
-    }
-
-    @Override
-    public void commit() {
-      p.commit();
-    }
-
-    @Override
-    public void close() {
-      p.close();
-    }
   }
 }

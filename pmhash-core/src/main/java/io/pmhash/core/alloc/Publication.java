@@ -20,9 +20,10 @@ import io.pmhash.core.log.Redo;
  *
  * Reservations added to a step that is closed without commit stay reserved (publish or cancel
  * them later). A {@code Publication} is its lane's object, reused: do not keep it after {@link
- * #close()}.
+ * #close()}. It is also the {@link SchemeAllocator.Step} of this allocator's seam ({@link
+ * Allocator#schemeAllocator()}), so a step through the seam allocates nothing more.
  */
-public final class Publication implements AutoCloseable {
+public final class Publication implements SchemeAllocator.Step {
   private final Allocator allocator;
   private final Reservation[] reservations;
   private final long[] freed;
@@ -57,6 +58,18 @@ public final class Publication implements AutoCloseable {
     return this;
   }
 
+  /** {@link #publish(Reservation, long)} through the seam: {@code r} must be a {@link Reservation}. */
+  @Override
+  public Publication publish(SchemeAllocator.Reserved r, long destination) {
+    return publish(AllocatorSeam.own(r), destination);
+  }
+
+  /** {@link #publish(Reservation)} through the seam: {@code r} must be a {@link Reservation}. */
+  @Override
+  public Publication publish(SchemeAllocator.Reserved r) {
+    return publish(AllocatorSeam.own(r));
+  }
+
   /**
    * Publishes a reservation without storing its offset anywhere: for a block that a {@link #set}
    * of this step (or a word the block is linked from) makes reachable.
@@ -78,6 +91,7 @@ public final class Publication implements AutoCloseable {
    * @param value the value
    * @return this
    */
+  @Override
   public Publication set(long offset, long value) {
     checkOpen();
     redo.set(offset, value);
@@ -92,6 +106,7 @@ public final class Publication implements AutoCloseable {
    * @return this
    * @throws IllegalArgumentException if it is not an owned block, or is already freed in this step
    */
+  @Override
   public Publication deferFree(long block) {
     checkOpen();
     room(1);
@@ -107,6 +122,7 @@ public final class Publication implements AutoCloseable {
   }
 
   /** Makes the step durable and applied (see {@link Redo#commit()}). */
+  @Override
   public void commit() {
     checkOpen();
     redo.commit();

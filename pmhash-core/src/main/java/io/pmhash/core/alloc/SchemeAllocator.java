@@ -1,23 +1,30 @@
 package io.pmhash.core.alloc;
 
 /**
- * The allocator seam: exactly what NVLH and NVDH take from an allocator, and nothing more. A pool
+ * The allocator seam: exactly what NVLH, NVDH, Dash-EH, CCEH and ESH take from an allocator, and nothing more. A pool
  * hands it out through {@link io.pmhash.core.Pool#schemeAllocator()}: on an FFM pool it is
  * pmhash's own {@link Allocator} ({@link Allocator#schemeAllocator()}, no behaviour of its own);
  * on a backend that allocates ({@link io.pmhash.core.spi.PoolBackend.Region#allocation()}, the
  * llpl pool: PMDK) it is the backend's allocator. A transaction's {@code alloc} and {@code free}
  * ({@link io.pmhash.core.log.Tx}) go to the same allocator.
  *
- * <p>Only schemes whose every reader and writer holds the table's lock may use it: a block freed
- * through it may be reused at once (PMDK's free is its reuse), so no optimistic reader may still
- * be reading it. Dash, CCEH, level hashing, ESH and the group scheme use {@link Allocator}
- * directly ({@link io.pmhash.core.Pool#allocator()}), whose frees wait for a grace period.
+ * <p>A block freed by a {@link Step#deferFree} is persistently free (or, on PMDK, persistently
+ * recorded as retired) when the step commits and reused only after a grace period of the pool's
+ * epochs ({@link io.pmhash.core.Pool#epochs()}), on either allocator, so an optimistic reader
+ * may still read it meanwhile. A transaction's free through a backend's allocator ({@link
+ * io.pmhash.core.log.Tx#free} on an llpl pool) is immediate: only schemes whose readers hold the
+ * table's lock free in transactions (NVLH). Blocks of 64 bytes and more are 64-byte aligned on
+ * both allocators, smaller ones 16 (pmhash's) or 64 (PMDK's). Dash-LH, level hashing and the group
+ * scheme still use {@link Allocator} directly ({@link
+ * io.pmhash.core.Pool#allocator()}).
  *
  * <p>Persist contract: a reserved block is not owned persistently until a publish of it commits;
- * a crash before leaks nothing. The caller persists (flushes and drains) a block's contents
- * before publishing it: PMDK's publish persists its own metadata and the stored words only,
- * where pmhash's {@link Publication} would drain the caller's flushes with its entries. The
- * caller owns every destination word exclusively until the publish returns.
+ * a crash before leaks nothing. The caller flushes a block's contents before publishing it, on
+ * the publishing thread; the publish orders those flushes before its commit point: pmhash's
+ * {@link Publication} by the drain after its entries, PMDK's {@code pmemobj_publish} by
+ * persisting its redo log (flushes and an {@code sfence}, which orders the thread's earlier
+ * flushes) before it commits. The caller owns every destination word exclusively until the
+ * publish returns.
  */
 public interface SchemeAllocator {
   /**
@@ -28,6 +35,15 @@ public interface SchemeAllocator {
    * @throws io.pmhash.core.PoolFullException if there is no room; nothing changed
    */
   Reserved reserve(long size);
+
+  /**
+   * Gives back a reservation that was never published: nothing persistent changes, the block is
+   * reusable at once (no reader can have reached it).
+   *
+   * @param r a reservation of this allocator, not published and not in a step
+   * @throws IllegalStateException if it was published, cancelled, or is in a step
+   */
+  void cancel(Reserved r);
 
   /**
    * Makes reservations owned without linking them, for blocks nothing reaches yet (see {@link
@@ -112,7 +128,7 @@ public interface SchemeAllocator {
     Step set(long offset, long value);
 
     /**
-     * @param block an owned block, free when the step commits
+     * @param block an owned block, free when the step commits and reused after a grace period
      * @return this
      * @throws IllegalArgumentException if it is not an owned block
      */

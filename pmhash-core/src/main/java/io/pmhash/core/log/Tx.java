@@ -40,46 +40,34 @@ import java.lang.foreign.ValueLayout;
  * A commit costs two or three drains plus one per snapshot. Freed blocks are reused only after
  * a grace period ({@link TxAllocator#retire}).
  *
- * <h2>In a backend's transactions (the llpl pool: PMDK's undo log)</h2>
+ * <h2>In a backend's transactions (the llpl pool: PMDK's undo log and allocator)</h2>
  *
- * When the pool's region has {@link PoolBackend.Region#transactions() transactions of its own},
- * the same calls run inside one of them ({@link UndoLog#backendTransactions()}), and the
- * backend's commit is the one commit point:
+ * When the pool's region has {@link PoolBackend.Region#transactions() transactions} and an
+ * {@link PoolBackend.Region#allocation() allocator} of its own (a backend has both or neither:
+ * {@link UndoLog}), the same calls run inside one of the backend's transactions ({@link
+ * UndoLog#backendTransactions()}), and the backend's commit is the one commit point; nothing is
+ * written to the lane:
  *
  * <ol>
  *   <li>{@link UndoLog#begin()}: the backend's transaction begins on the calling thread.
  *   <li>{@link #snapshot}: the range goes to the backend's log ({@link
- *       PoolBackend.Transactions#addRange}, durable before it returns); nothing is written to
- *       the lane, whose capacity no longer bounds snapshots.
- *   <li>{@link #alloc} and {@link #free}: as above, an entry in the lane naming the block's
- *       owned bit. A rollback of the backend's log would restore whole words, and an owned bit
- *       shares its word with bits other threads set and clear meanwhile, so bits stay in the
- *       lane, undone one bit at a time.
- *   <li>{@link #commit}, if there are lane entries: (a) a drain if they are undrained; (b) the
- *       bits changed and flushed, with every allocated block; (c) one drain: all of it durable
- *       while the lane's entries are still valid; (d) the lane's generation word is added to the
- *       backend's transaction and incremented in it. Then, always: (e) the backend commits: it
- *       makes every snapshotted range and the generation durable, then invalidates its log. That
- *       is the commit point: a crash before it rolls back the ranges (the backend, when it
- *       reopens the region) and with them the generation, so the lane's entries are valid again
- *       and pmhash's recovery undoes the bits; a crash after it finds the new generation, so the
- *       lane's entries are invalid and the bits stay.
+ *       PoolBackend.Transactions#addRange}, durable before it returns); the lane's capacity does
+ *       not bound snapshots.
+ *   <li>{@link #alloc} and {@link #free}: the backend's allocator, inside the backend's
+ *       transaction ({@link PoolBackend.Allocation#txAlloc}, {@link PoolBackend.Allocation#txFree}:
+ *       {@code pmemobj_tx_xalloc}/{@code _xfree}).
+ *   <li>{@link #commit}: (a) the allocated blocks flushed whole and drained (the backend persists
+ *       them too); (b) the backend commits: it makes every snapshotted range, link and allocation
+ *       durable together, then invalidates its log. That is the commit point: a crash before it
+ *       rolls the ranges, the allocations and the frees back (the backend, when it reopens the
+ *       region), so nothing leaks; a crash after it finds all of them.
  * </ol>
  *
- * When the backend also has an allocator ({@link PoolBackend.Region#allocation()}: the llpl
- * pool's PMDK), step 3 is instead (3') {@link #alloc} and {@link #free} by that allocator inside
- * the backend's transaction ({@link PoolBackend.Allocation#txAlloc}, {@link
- * PoolBackend.Allocation#txFree}: {@code pmemobj_tx_xalloc}/{@code _xfree}), with no lane entry;
- * at commit (4a') the allocated blocks are flushed and drained, then (e) the backend's commit
- * makes the ranges, the links and the allocations durable together: a crash before it rolls the
- * allocations and frees back with the ranges, so nothing leaks. Steps 4a-4d do not occur (no
- * lane entries).
- *
- * <p>A rollback aborts the backend's transaction (it restores the ranges, and undoes a backend
- * allocator's allocations and frees), then undoes the lane's entries as above. Such a commit costs pmhash one or two drains when the transaction allocated
- * or freed and none otherwise, plus what the backend's commit costs (its own flushes, which
- * {@link Persistence#stats()} does not count). The backend's transaction is the calling thread's:
- * begin, use and close a {@code Tx} on one thread.
+ * <p>A rollback aborts the backend's transaction (it restores the ranges and undoes the
+ * allocations and frees). Such a commit costs pmhash one drain when the transaction allocated
+ * and none otherwise, plus what the backend's commit costs (its own flushes, which {@link
+ * Persistence#stats()} does not count). The backend's transaction is the calling thread's: begin,
+ * use and close a {@code Tx} on one thread.
  *
  * <h2>Rollback</h2>
  *
@@ -112,7 +100,7 @@ public final class Tx implements AutoCloseable {
   private final TxAllocator allocator;
   /** The backend's transactions, or null: snapshots in the lane, the generation store commits. */
   private final PoolBackend.Transactions backend;
-  /** The backend's allocator, or null: {@link #alloc} and {@link #free} are owned bits in the lane. */
+  /** The backend's allocator, non-null exactly when {@link #backend} is: its {@link #alloc} and {@link #free}. */
   private final PoolBackend.Allocation backendAlloc;
   private final long undoBase;
   private final long[] entryPos;
@@ -189,16 +177,13 @@ public final class Tx implements AutoCloseable {
    */
   public void snapshot(long offset, long length) {
     checkActive();
-    if (backendAlloc != null) {
-      lanes.checkRegionRange(offset, length, "snapshot range"); // blocks are anywhere in the region
-    } else {
-      lanes.checkRange(offset, length, "snapshot range");
-    }
     if (backend != null) {
+      lanes.checkRegionRange(offset, length, "snapshot range"); // blocks are anywhere in the region
       // PERSIST(backend 2): the backend's log holds the old bytes durably when this returns.
       backend.addRange(offset, length);
       return;
     }
+    lanes.checkRange(offset, length, "snapshot range");
     long need = LaneLayout.undoEntryBytes(length);
     reserveSpace(need, "a snapshot of " + length + " bytes");
     MemorySegment m = lanes.memoryCovering(offset + length);
@@ -227,7 +212,7 @@ public final class Tx implements AutoCloseable {
    */
   public long alloc(long size) {
     checkActive();
-    if (backendAlloc != null) {
+    if (backend != null) {
       return allocInBackend(size);
     }
     TxAllocator a = requireAllocator();
@@ -255,7 +240,7 @@ public final class Tx implements AutoCloseable {
    */
   public void free(long block) {
     checkActive();
-    if (backendAlloc != null) {
+    if (backend != null) {
       freeInBackend(block);
       return;
     }
@@ -272,7 +257,7 @@ public final class Tx implements AutoCloseable {
     frees++;
   }
 
-  /** {@link #alloc} by the backend's allocator, inside its transaction (backend 3'). */
+  /** {@link #alloc} by the backend's allocator, inside its transaction (backend 3). */
   private long allocInBackend(long size) {
     if (allocs == allocBlock.length) {
       throw tooMany("allocations");
@@ -283,7 +268,7 @@ public final class Tx implements AutoCloseable {
     return block;
   }
 
-  /** {@link #free} by the backend's allocator, inside its transaction (backend 3'). */
+  /** {@link #free} by the backend's allocator, inside its transaction (backend 3). */
   private void freeInBackend(long block) {
     if (frees == freeBlock.length) {
       throw tooMany("frees");
@@ -377,7 +362,7 @@ public final class Tx implements AutoCloseable {
       }
     }
     state = COMMITTED;
-    if (backendAlloc != null) {
+    if (backend != null) {
       backendAlloc.txEnded(true, allocBlock, allocs, freeBlock, frees);
       return;
     }
@@ -411,37 +396,19 @@ public final class Tx implements AutoCloseable {
     p.persist(genWord, 8);
   }
 
-  /** The commit inside the backend's transaction (see the class comment, steps 4a to 4e). */
+  /** The commit inside the backend's transaction (see the class comment, step 4). */
   private void commitInBackend() {
-    if (backendAlloc != null && ranges > 0) {
-      // (backend 4a'): blocks the backend allocated, flushed whole before its commit (the
-      // backend persists them too); their allocation commits with the transaction.
+    if (ranges > 0) {
+      // PERSIST(backend 4a): the blocks the backend allocated, flushed whole before its commit
+      // (the backend persists them too); their allocation commits with the transaction.
       Persistence p = lanes.persistence;
       for (int i = 0; i < ranges; i++) {
         p.flush(rangeOff[i], rangeLen[i]);
       }
       p.drain();
     }
-    if (entries > 0) {
-      Persistence p = lanes.persistence;
-      if (undrained) {
-        // PERSIST(backend 4a): every bit's lane entry is durable before the bit changes.
-        p.drain();
-      }
-      changeBits(p);
-      for (int i = 0; i < ranges; i++) {
-        p.flush(rangeOff[i], rangeLen[i]); // the allocated blocks (snapshots are the backend's)
-      }
-      // PERSIST(backend 4c): bits and allocated blocks durable while the lane's entries are valid.
-      p.drain();
-      long genWord = lane.offset + UNDO_GENERATION;
-      // (backend 4d): the generation joins the backend's transaction, so that the backend's
-      // rollback makes the lane's entries valid again and its commit invalidates them.
-      backend.addRange(genWord, 8);
-      Words.setRelease(lanes.memoryCovering(genWord + 8), genWord, generation + 1);
-    }
-    // PERSIST(backend 4e): the commit point: the backend persists every range and the
-    // generation, then invalidates its log.
+    // PERSIST(backend 4b): the commit point: the backend persists every range, link and
+    // allocation, then invalidates its log.
     backend.commit();
   }
 
@@ -471,9 +438,8 @@ public final class Tx implements AutoCloseable {
       boolean done = false;
       try {
         if (backend != null) {
-          backend.abort(); // the ranges; the lane's bit entries are undone below
-        }
-        if (entries > 0) {
+          backend.abort(); // the ranges, the allocations and the frees
+        } else if (entries > 0) {
           rollback(lanes, lane, entryPos, entries, generation);
         }
         done = true;
@@ -482,7 +448,7 @@ public final class Tx implements AutoCloseable {
           lane.poisoned = true;
         }
       }
-      if (backendAlloc != null) {
+      if (backend != null) {
         backendAlloc.txEnded(false, allocBlock, allocs, freeBlock, frees);
       } else {
         for (int i = 0; i < allocs; i++) {

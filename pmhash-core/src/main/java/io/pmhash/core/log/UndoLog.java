@@ -16,9 +16,10 @@ import io.pmhash.core.spi.PoolBackend;
  * } // not committed (an exception): rolled back here
  * }</pre>
  *
- * <p>On a pool whose backend has its own transactions (the llpl pool: PMDK's undo log), the same
- * calls run in them: snapshots go to the backend's log, and the backend's commit is the commit
- * point ({@link Tx}, "In a backend's transactions"). The callers' code does not change.
+ * <p>On a pool whose backend has its own transactions and allocator (the llpl pool: PMDK's undo
+ * log and allocator), the same calls run in them: snapshots go to the backend's log, allocations
+ * and frees to its allocator, and the backend's commit is the commit point ({@link Tx}, "In a
+ * backend's transactions"). The callers' code does not change.
  */
 public final class UndoLog {
   private final Lanes lanes;
@@ -45,13 +46,19 @@ public final class UndoLog {
    * @param backend the backend's transactions over the pool's region, which then hold every
    *     snapshot and make the commit point; null for the lanes' own undo log
    * @param backendAllocation the backend's allocator, which then serves every {@link Tx#alloc}
-   *     and {@link Tx#free} inside {@code backend}'s transaction (no lane entries); null for
-   *     {@code allocator}
-   * @throws IllegalArgumentException if {@code backendAllocation} is given without {@code backend}
+   *     and {@link Tx#free} inside {@code backend}'s transaction (no lane entries); null exactly
+   *     when {@code backend} is null ({@code allocator} then serves them)
+   * @throws IllegalArgumentException if only one of {@code backend} and {@code backendAllocation}
+   *     is given: a backend's transactions allocate through its own allocator, and its allocator
+   *     allocates inside its transactions
    */
   public UndoLog(Lanes lanes, TxAllocator allocator, PoolBackend.Transactions backend, PoolBackend.Allocation backendAllocation) {
-    if (backendAllocation != null && backend == null) {
-      throw new IllegalArgumentException("a backend's allocation runs inside its transactions: the backend has none");
+    if ((backendAllocation == null) != (backend == null)) {
+      throw new IllegalArgumentException(backend == null
+          ? "the backend has an allocator but no transactions: its allocations run inside its transactions"
+              + " (PoolBackend.Region.transactions()); a backend has both or neither"
+          : "the backend has transactions but no allocator: a transaction allocates and frees through the"
+              + " backend's allocator (PoolBackend.Region.allocation()); a backend has both or neither");
     }
     this.lanes = lanes;
     this.backend = backend;

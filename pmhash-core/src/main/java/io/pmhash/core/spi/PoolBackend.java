@@ -89,8 +89,9 @@ public interface PoolBackend {
     /**
      * The backend's own durable transactions over this region, if it has them. When present, the
      * pool's {@link io.pmhash.core.log.UndoLog} sends every snapshot to them instead of a lane,
-     * and their commit is the transaction's one commit point ({@link io.pmhash.core.log.Tx}
-     * says how the lane's allocation entries join it). Asked once, when the pool opens.
+     * and their commit is the transaction's one commit point ({@link io.pmhash.core.log.Tx}); a
+     * transaction's allocations and frees are then the backend's {@link #allocation()}, which it
+     * must have too (a backend has both or neither). Asked once, when the pool opens.
      *
      * @return the transactions, or empty for pmhash's own undo log in the lanes
      */
@@ -100,7 +101,7 @@ public interface PoolBackend {
 
     /**
      * The backend's own allocator for the schemes that take blocks through the {@link
-     * io.pmhash.core.alloc.SchemeAllocator} seam (NVLH, NVDH), if it has one. When present, {@link
+     * io.pmhash.core.alloc.SchemeAllocator} seam (NVLH, NVDH, Dash-EH, CCEH, ESH), if it has one. When present, {@link
      * io.pmhash.core.Pool#schemeAllocator()} is this, and a transaction's {@code alloc} and {@code
      * free} ({@link io.pmhash.core.log.Tx}) are its {@link Allocation#txAlloc}/{@link
      * Allocation#txFree} inside the backend's {@link #transactions() transaction}, which it then
@@ -203,5 +204,23 @@ public interface PoolBackend {
      * @param frees how many
      */
     void txEnded(boolean committed, long[] allocated, int allocs, long[] freed, int frees);
+
+    /**
+     * Where a {@link io.pmhash.core.alloc.SchemeAllocator.Step#deferFree retired} block waits
+     * until no reader can still hold it; the pool sets its epochs' ({@link
+     * io.pmhash.core.alloc.EpochDeferredFree}) when it opens, as for its own allocator.
+     *
+     * @param d the grace-period policy
+     */
+    void useDeferredFree(io.pmhash.core.alloc.DeferredFree d);
+
+    /**
+     * Frees every block that was retired and whose grace period a crash or a close cut short (no
+     * reader exists yet), and loads what {@link #owned} needs. The pool calls it once per open,
+     * after its lane recovery and before anything reads the pool.
+     *
+     * @throws io.pmhash.core.CorruptPoolException if the allocator's records are damaged
+     */
+    void recover() throws io.pmhash.core.CorruptPoolException;
   }
 }

@@ -18,12 +18,11 @@ public interface SchemeProvider {
   int layoutVersion();
 
   /**
-   * Whether the scheme takes its blocks through {@link Pool#schemeAllocator()} (every reader and
-   * writer holds the table's lock). On a backend with an allocator of its own (llpl: PMDK), {@link
-   * io.pmhash.map.PmHash} then gives that allocator the pool's initial size and the pool itself
-   * only its header, lanes and one chunk.
+   * Whether the scheme takes its blocks through {@link Pool#schemeAllocator()}. On a backend with
+   * an allocator of its own (llpl: PMDK), {@link io.pmhash.map.PmHash} then gives that allocator
+   * the pool's initial size and the pool itself only its header, lanes and one chunk.
    *
-   * @return true for NVLH and NVDH; false (the default) for schemes that use {@link
+   * @return true for NVLH, NVDH, Dash-EH, CCEH and ESH; false (the default) for schemes that use {@link
    *     Pool#allocator()}
    */
   default boolean usesSchemeAllocator() {

@@ -11,6 +11,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.PoolOptions;
 import io.pmhash.core.alloc.Allocator;
 import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.spi.PoolBackend;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -154,6 +155,34 @@ class LogTest {
       other.join();
       assertEquals(1, seen.get(), "the second step ran after the first released the lane");
       assertEquals(2, pool.memory().get(U64, b));
+    }
+  }
+
+  /** A backend's transactions come with its allocator: one without the other is refused. */
+  @Test
+  void backendTransactionsWithoutTheBackendsAllocatorAreRefused() throws Exception {
+    try (Pool pool = Pool.create(dir.resolve("p"), small(1))) {
+      PoolBackend.Transactions tx = new PoolBackend.Transactions() {
+        @Override
+        public void begin() {}
+
+        @Override
+        public void addRange(long offset, long length) {}
+
+        @Override
+        public void commit() {}
+
+        @Override
+        public void abort() {}
+
+        @Override
+        public String describe() {
+          return "test transactions";
+        }
+      };
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> new UndoLog(pool.lanes(), pool.allocator(), tx, null));
+      assertTrue(e.getMessage().contains("both or neither"), e.getMessage());
     }
   }
 }

@@ -18,6 +18,15 @@ public final class CcehProvider implements SchemeProvider {
   /** For {@link java.util.ServiceLoader}. */
   public CcehProvider() {}
 
+  /**
+   * Its blocks come from {@link Pool#schemeAllocator()} (PMDK's objects on an llpl pool), frees
+   * after the epoch grace period its optimistic readers need.
+   */
+  @Override
+  public boolean usesSchemeAllocator() {
+    return true;
+  }
+
   @Override
   public String name() {
     return NAME;

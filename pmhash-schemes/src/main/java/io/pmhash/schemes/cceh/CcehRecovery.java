@@ -51,7 +51,7 @@ final class CcehRecovery {
     MemorySegment m = pool.memory();
     long dir = table.directory(m);
     String where = CcehTable.where(pool);
-    if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize() || (dir & 63) != 0) {
+    if (Damage.outsideBlocks(pool, pool.schemeAllocator(), dir, DIR_ENTRIES) || (dir & 63) != 0) {
       throw CcehTable.corrupt(where + ": cceh directory offset " + dir + " is outside the pool or not 64-byte aligned");
     }
     int g = (int) INT.get(m, dir + DIR_DEPTH);
@@ -60,12 +60,12 @@ final class CcehRecovery {
     }
     // (0) read-only, before any repair writes (issue 9): every entry an allocated segment block,
     // and every split child that (2) follows an allocated segment block of a plausible shape
-    ExtendibleDirectory.validate(pool, dir, SEGMENT_BYTES, (mm, seg, first, count, depth) -> {
+    ExtendibleDirectory.validate(pool, pool.schemeAllocator(), dir, SEGMENT_BYTES, (mm, seg, first, count, depth) -> {
       long child = repair ? (long) LONG.get(mm, seg + SEG_CHILD) : 0;
       if (child == 0) {
         return null;
       }
-      String problem = Damage.blockProblem(pool, child, SEGMENT_BYTES, 64);
+      String problem = Damage.blockProblem(pool, pool.schemeAllocator(), child, SEGMENT_BYTES, 64);
       if (problem != null) {
         return "names a split child at " + child + ", " + problem;
       }
@@ -82,7 +82,7 @@ final class CcehRecovery {
     int finished = 0;
     for (long i = 0; i < entries; ) {
       long seg = (long) LONG.get(m, dir + DIR_ENTRIES + 8 * i);
-      if (seg < pool.heapOffset() || seg + SEGMENT_BYTES > m.byteSize() || (seg & 63) != 0) {
+      if (Damage.outsideBlocks(pool, pool.schemeAllocator(), seg, SEGMENT_BYTES) || (seg & 63) != 0) {
         throw CcehTable.corrupt(where + ": cceh directory entry " + i + " names offset " + seg + ", outside the heap");
       }
       if (repair) {

@@ -4,8 +4,7 @@ import static io.pmhash.schemes.cceh.CcehLayout.*;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
@@ -82,7 +81,7 @@ final class CcehSplit {
         throw new IllegalStateException("cceh: segment at depth " + d + " has a full probe window and cannot split further: too many keys share a " + d + "-bit hash prefix and a bucket");
       }
       // step 1: build N, not yet owned
-      Reservation r = pool.allocator().reserve(SEGMENT_BYTES);
+      SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(SEGMENT_BYTES);
       m = pool.memory();
       long n = r.offset();
       build(m, seg, n, d, pattern);
@@ -94,7 +93,7 @@ final class CcehSplit {
           m = pool.memory();
         }
         // step 3: N owned and recorded as S's split child, atomically
-        try (Publication pub = pool.allocator().begin()) {
+        try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
           pub.publish(r, seg + SEG_CHILD);
           // PERSIST(§3.4 split, invariant II): N is complete and flushed (ordered by the redo entries' drain) before the step that owns and links it commits
           pub.commit();
@@ -166,7 +165,7 @@ final class CcehSplit {
 
   /** Doubles the directory ({@link ExtendibleDirectory#doubleInto}); the caller holds the directory lock. */
   void doubleDirectory() {
-    ExtendibleDirectory.doubleInto(pool, table.header + HDR_DIRECTORY, CcehProvider.NAME);
+    ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.header + HDR_DIRECTORY, CcehProvider.NAME);
     table.doublings.incrementAndGet();
   }
 }

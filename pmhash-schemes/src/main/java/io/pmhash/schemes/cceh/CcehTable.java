@@ -5,13 +5,13 @@ import static io.pmhash.schemes.cceh.CcehLayout.*;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
 import io.pmhash.map.TableStats;
+import io.pmhash.schemes.internal.Damage;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -86,12 +86,13 @@ public final class CcehTable implements LongHashTable {
     int depth = initialDepth(initialCapacity);
     int n = 1 << depth;
     Persistence p = pool.persistence();
-    Reservation[] segs = new Reservation[n];
+    SchemeAllocator a = pool.schemeAllocator();
+    SchemeAllocator.Reserved[] segs = new SchemeAllocator.Reserved[n];
     for (int i = 0; i < n; i++) {
-      segs[i] = pool.allocator().reserve(SEGMENT_BYTES);
+      segs[i] = a.reserve(SEGMENT_BYTES);
     }
-    Reservation dir = pool.allocator().reserve(directoryBytes(depth));
-    Reservation hdr = pool.allocator().reserve(TABLE_HEADER.byteSize());
+    SchemeAllocator.Reserved dir = a.reserve(directoryBytes(depth));
+    SchemeAllocator.Reserved hdr = a.reserve(TABLE_HEADER.byteSize());
     MemorySegment m = pool.memory();
     for (int i = 0; i < n; i++) {
       long s = segs[i].offset();
@@ -111,8 +112,8 @@ public final class CcehTable implements LongHashTable {
     // (the first redo step's drain orders them); the header is linked from root 0 in the last
     // step, so an interrupted create leaves owned but unreachable blocks only in a pool without
     // a table, which open refuses
-    pool.allocator().publishUnlinked(segs);
-    try (Publication pub = pool.allocator().begin()) {
+    a.publishUnlinked(segs);
+    try (SchemeAllocator.Step pub = a.begin()) {
       pub.publish(dir).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
@@ -136,7 +137,7 @@ public final class CcehTable implements LongHashTable {
       throw corrupt(where + ": no cceh table (root 0 is empty): its create was interrupted; delete the file and create it again");
     }
     MemorySegment m = pool.memory();
-    if (h < pool.heapOffset() || h + TABLE_HEADER.byteSize() > m.byteSize() || (h & 63) != 0) {
+    if (Damage.outsideBlocks(pool, pool.schemeAllocator(), h, TABLE_HEADER.byteSize()) || (h & 63) != 0) {
       throw corrupt(where + ": cceh table header offset " + h + " is outside the heap");
     }
     if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {

@@ -55,6 +55,15 @@ public final class DashEhProvider implements SchemeProvider {
     return DashLayout.LAYOUT_VERSION;
   }
 
+  /**
+   * Its blocks come from {@link Pool#schemeAllocator()} (PMDK's objects on an llpl pool), frees
+   * after the epoch grace period its optimistic readers need.
+   */
+  @Override
+  public boolean usesSchemeAllocator() {
+    return true;
+  }
+
   @Override
   public Map<String, Long> defaultParams() {
     Map<String, Long> m = new LinkedHashMap<>();

@@ -7,8 +7,7 @@ import static io.pmhash.schemes.dash.DashSegment.*;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
@@ -82,7 +81,7 @@ public final class DashEhTable implements LongHashTable {
     this.stash = stash;
     this.normal = normal;
     this.globalVersion = globalVersion;
-    this.segments = new DashSegment(persistence, normal, stash, pointer, pool.allocator(), techniques);
+    this.segments = new DashSegment(persistence, normal, stash, pointer, pool.schemeAllocator(), techniques);
     this.split = new DashSplit(this);
     this.recovery = new DashRecovery(this);
     this.merge = new DashMerge(this);
@@ -150,12 +149,13 @@ public final class DashEhTable implements LongHashTable {
     long segBytes = segmentBytes(normal, stash);
     int n = 1 << depth;
     Persistence p = pool.persistence();
-    Reservation[] segs = new Reservation[n];
+    SchemeAllocator a = pool.schemeAllocator();
+    SchemeAllocator.Reserved[] segs = new SchemeAllocator.Reserved[n];
     for (int i = 0; i < n; i++) {
-      segs[i] = pool.allocator().reserve(segBytes);
+      segs[i] = a.reserve(segBytes);
     }
-    Reservation dir = pool.allocator().reserve(directoryBytes(depth));
-    Reservation hdr = pool.allocator().reserve(TABLE_HEADER.byteSize());
+    SchemeAllocator.Reserved dir = a.reserve(directoryBytes(depth));
+    SchemeAllocator.Reserved hdr = a.reserve(TABLE_HEADER.byteSize());
     MemorySegment m = pool.memory();
     for (int i = 0; i < n; i++) {
       long s = segs[i].offset();
@@ -180,8 +180,8 @@ public final class DashEhTable implements LongHashTable {
     // PERSIST(create): segments, directory and header are durable before any of them is owned
     // and linked; the header is linked from root 0 in the last step, so everything before is
     // unreachable (and the pool without a table) if the create is interrupted
-    pool.allocator().publishUnlinked(segs);
-    try (Publication pub = pool.allocator().begin()) {
+    a.publishUnlinked(segs);
+    try (SchemeAllocator.Step pub = a.begin()) {
       pub.publish(dir).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
@@ -227,7 +227,7 @@ public final class DashEhTable implements LongHashTable {
       throw corrupt(where + ": no dash-eh table (root 0 is empty): its create was interrupted; delete the file and create it again");
     }
     MemorySegment m = pool.memory();
-    if (h < pool.heapOffset() || h + TABLE_HEADER.byteSize() > m.byteSize() || (h & 63) != 0) {
+    if (Damage.outsideBlocks(pool, pool.schemeAllocator(), h, TABLE_HEADER.byteSize()) || (h & 63) != 0) {
       throw corrupt(where + ": dash-eh table header offset " + h + " is outside the heap");
     }
     if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {
@@ -248,7 +248,7 @@ public final class DashEhTable implements LongHashTable {
           + MIN_NORMAL_BUCKETS + ".." + MAX_NORMAL_BUCKETS + " or differs from the pool header's");
     }
     long dir = (long) LONG.get(m, h + HDR_DIRECTORY);
-    if (dir < pool.heapOffset() || dir + DIR_ENTRIES > m.byteSize() || (dir & 63) != 0) {
+    if (Damage.outsideBlocks(pool, pool.schemeAllocator(), dir, DIR_ENTRIES) || (dir & 63) != 0) {
       throw corrupt(where + ": dash-eh directory offset " + dir + " is outside the pool or not 64-byte aligned");
     }
     int mode = (int) INT.get(m, h + HDR_KEY_MODE);
@@ -290,7 +290,7 @@ public final class DashEhTable implements LongHashTable {
    */
   private static void validateStructure(Pool pool, long dir, long segBytes, long gv) {
     boolean clean = pool.lastShutdownClean();
-    ExtendibleDirectory.validate(pool, dir, segBytes, (m, seg, first, count, g) -> {
+    ExtendibleDirectory.validate(pool, pool.schemeAllocator(), dir, segBytes, (m, seg, first, count, g) -> {
       long shape = shapeAcquire(m, seg);
       int state = stateOf(shape);
       if (state > MERGED) {
@@ -307,7 +307,8 @@ public final class DashEhTable implements LongHashTable {
     }, DashEhProvider.NAME);
     MemorySegment m = pool.memory();
     long first = (long) LONG.getAcquire(m, dir + DIR_ENTRIES);
-    Damage.walkChain(pool, first, seg -> (long) LONG.getAcquire(m, seg + SEG_SIDE), segBytes, 64, "dash-eh side-link chain");
+    Damage.walkChain(pool, pool.schemeAllocator(), first, seg -> (long) LONG.getAcquire(m, seg + SEG_SIDE), segBytes, 64,
+        "dash-eh side-link chain");
   }
 
   private static UncheckedIOException corrupt(String message) {

@@ -5,8 +5,7 @@ import static io.pmhash.schemes.dash.DashSegment.shapeAcquire;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -140,7 +139,7 @@ final class DashMerge {
       rollBack(m, left, leftShape);
       return false;
     }
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.set(left + SEG_SHAPE, shape(d - 1, MERGING, q))
           .set(left + SEG_SIDE, (long) LONG.get(m, right + SEG_SIDE))
           .set(left + SEG_VICTIM, right)
@@ -171,8 +170,8 @@ final class DashMerge {
       p.flush(e0, 8 * count);
       // PERSIST(§4.7 merge step 4): no directory entry names R before R is freed
       p.drain();
-      try (Publication pub = pool.allocator().begin()) {
-        if (pool.allocator().owned(victim)) {
+      try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
+        if (pool.schemeAllocator().owned(victim)) {
           pub.deferFree(victim);
         }
         pub.set(left + SEG_VICTIM, 0).set(left + SEG_SHAPE, shape(depth, NORMAL, q));
@@ -217,7 +216,7 @@ final class DashMerge {
       return;
     }
     long bytes = directoryBytes(g - 1);
-    Reservation r = pool.allocator().reserve(bytes);
+    SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(bytes);
     m = pool.memory();
     long n = r.offset();
     m.asSlice(n, DIR_ENTRIES).fill((byte) 0);
@@ -227,7 +226,7 @@ final class DashMerge {
       LONG.set(m, n + DIR_ENTRIES + 8 * i, (long) LONG.get(m, old + DIR_ENTRIES + 16 * i));
     }
     p.flush(n, bytes);
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.publish(r, table.header + HDR_DIRECTORY).deferFree(old);
       // PERSIST(§4.7 halving): the new directory is filled and durable before the step that publishes it commits
       pub.commit();

@@ -5,7 +5,7 @@ import static io.pmhash.schemes.dash.DashLayout.*;
 import static io.pmhash.schemes.dash.DashSegment.*;
 
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
@@ -163,7 +163,7 @@ final class DashPointerTable implements BytesTable {
     int y2 = (y + 1) & table.segments.mask;
     MemorySegment k = MemorySegment.ofArray(key);
     DashSegment s = table.segments;
-    Reservation r = op < REMOVE ? newRecord(key, value) : null;
+    SchemeAllocator.Reserved r = op < REMOVE ? newRecord(key, value) : null;
     EpochReclaimer e = table.epochs;
     long emptied = 0;
     e.enter();
@@ -237,7 +237,7 @@ final class DashPointerTable implements BytesTable {
       }
     } finally {
       if (r != null) {
-        pool.allocator().cancel(r); // never linked, never owned
+        pool.schemeAllocator().cancel(r); // never linked, never owned
       }
       if (emptied != 0) {
         table.merge.maybeMerge(emptied);
@@ -247,9 +247,9 @@ final class DashPointerTable implements BytesTable {
   }
 
   /** Reserves and writes a record, flushed (drained by the redo step that links it). */
-  private Reservation newRecord(byte[] key, byte[] value) {
+  private SchemeAllocator.Reserved newRecord(byte[] key, byte[] value) {
     long size = OutOfLineRecord.size(key, value);
-    Reservation r = pool.allocator().reserve(size);
+    SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(size);
     OutOfLineRecord.write(pool.memory(), r.offset(), key, value);
     // PERSIST(§4.5 record): flushed now, drained by the first drain of the step that links it, so no slot ever names a record that is not durable
     table.persistence.flush(r.offset(), size);

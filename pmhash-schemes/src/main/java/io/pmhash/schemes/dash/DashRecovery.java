@@ -165,7 +165,7 @@ final class DashRecovery {
     if (state == MERGING && victim != 0) {
       // the victim word is followed only here: checked before it is (issue 9); the side link a
       // SPLITTING segment follows was checked at open
-      Damage.requireBlock(table.pool, victim, segs.bytes, 64, "dash-eh merge victim of the segment at " + seg);
+      Damage.requireBlock(table.pool, table.pool.schemeAllocator(), victim, segs.bytes, 64, "dash-eh merge victim of the segment at " + seg);
     }
     int d = depthOf(shape);
     if ((splitting && (d < 1 || d > table.globalDepth())) || (state == MERGING && victim != 0 && d >= table.globalDepth())) {

@@ -4,9 +4,8 @@ import static io.pmhash.schemes.dash.DashBucket.*;
 import static io.pmhash.schemes.dash.DashLayout.*;
 
 import io.pmhash.core.Persistence;
-import io.pmhash.core.alloc.Allocator;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
+import io.pmhash.core.alloc.SchemeAllocator.Reserved;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.schemes.internal.Damage;
@@ -77,7 +76,7 @@ final class DashSegment {
   final long stashBase;
   /** Pointer mode: pairs are {record offset, hash}; fixed at construction. */
   final boolean pointer;
-  private final Allocator allocator;
+  private final SchemeAllocator allocator;
   /** Which insert techniques a user's insert uses: {@link #TECHNIQUES_ALL} but in the Fig. 11 experiment. */
   final int techniques;
 
@@ -86,7 +85,7 @@ final class DashSegment {
     this(persistence, NORMAL_BUCKETS, stash, false, null, TECHNIQUES_ALL);
   }
 
-  DashSegment(Persistence persistence, int normal, int stash, boolean pointer, Allocator allocator, int techniques) {
+  DashSegment(Persistence persistence, int normal, int stash, boolean pointer, SchemeAllocator allocator, int techniques) {
     this.persistence = persistence;
     this.techniques = techniques;
     this.normal = normal;
@@ -255,7 +254,7 @@ final class DashSegment {
    *
    * @return {@link #INSERTED} ({@code r} is published), or {@link #FULL} with nothing changed
    */
-  int insertRecordLocked(MemorySegment m, long seg, int y, long b1, long b2, Reservation r, long h, int fp) {
+  int insertRecordLocked(MemorySegment m, long seg, int y, long b1, long b2, Reserved r, long h, int fp) {
     return insert(m, seg, y, b1, b2, r.offset(), h, fp, false, r);
   }
 
@@ -272,7 +271,7 @@ final class DashSegment {
   }
 
   /** {@code r}: null for a pair that needs no ownership change, else the record being linked. */
-  private int insert(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
+  private int insert(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reserved r) {
     if (techniques != TECHNIQUES_ALL && !all) {
       return insertWithFewerTechniques(m, seg, y, b1, b2, key, value, fp, r);
     }
@@ -288,7 +287,7 @@ final class DashSegment {
   }
 
   /** Balanced insert (Dash §4.3): into the less full of two buckets, the target on a tie; one has room. */
-  private void putBalanced(MemorySegment m, long b1, int bm1, long b2, int bm2, long key, long value, int fp, Reservation r) {
+  private void putBalanced(MemorySegment m, long b1, int bm1, long b2, int bm2, long key, long value, int fp, Reserved r) {
     if (count(bm1) <= count(bm2)) {
       put(m, b1, bm1, key, value, fp, false, r);
     } else {
@@ -300,7 +299,7 @@ final class DashSegment {
    * Writes a record into a free slot of a bucket that is not full and publishes it; with a
    * reservation (pointer mode) through {@link #link}.
    */
-  void put(MemorySegment m, long b, int bitmap, long key, long value, int fp, boolean probing, Reservation r) {
+  void put(MemorySegment m, long b, int bitmap, long key, long value, int fp, boolean probing, Reserved r) {
     int slot = freeSlot(bitmap);
     writeRecord(m, b, slot, key, value, fp);
     flushPair(persistence, b, slot);
@@ -316,7 +315,7 @@ final class DashSegment {
     persistence.drain();
   }
 
-  private int insertSlow(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
+  private int insertSlow(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reserved r) {
     if (displaceAndPut(m, seg, y, b1, b2, key, value, fp, all, r) == INSERTED) {
       return INSERTED;
     }
@@ -328,7 +327,7 @@ final class DashSegment {
    * same writes as Dash's, from fewer places. The persist orders are {@link #put}'s and {@link
    * #displaceAndPut}'s.
    */
-  private int insertWithFewerTechniques(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, Reservation r) {
+  private int insertWithFewerTechniques(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, Reserved r) {
     int bm1 = bitmap(m, b1);
     int c1 = count(bm1);
     if (techniques == TECHNIQUES_BUCKETIZED || (techniques == TECHNIQUES_PROBING && c1 < SLOTS)) {
@@ -361,7 +360,7 @@ final class DashSegment {
    * Displacement, then the insert into the slot it freed; {@link #FULL} with nothing changed if
    * neither neighbour can take a record.
    */
-  private int displaceAndPut(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
+  private int displaceAndPut(MemorySegment m, long seg, int y, long b1, long b2, long key, long value, int fp, boolean all, Reserved r) {
     // displacement (Dash §4.3, Alg. 1 lines 23-26): move a record of b2 whose target is b2 to
     // its probing bucket y + 2, or a record of b1 whose target is y - 1 back to y - 1
     long b3 = bucket(seg, (y + 2) & mask);
@@ -432,7 +431,7 @@ final class DashSegment {
    * else the target's overflow count. The metadata is not crash-consistent (§4.6): it is flushed
    * with the record's bitmap, so a clean shutdown leaves it durable, and rebuilt by recovery.
    */
-  private int stashInsert(MemorySegment m, long seg, long b1, long b2, long key, long value, int fp, boolean all, Reservation r) {
+  private int stashInsert(MemorySegment m, long seg, long b1, long b2, long key, long value, int fp, boolean all, Reserved r) {
     for (int i = 0; i < stash; i++) {
       long sb = bucket(seg, normal + i);
       if (!all) {
@@ -532,8 +531,8 @@ final class DashSegment {
    * lock-and-bitmap word (the lock word unchanged: the caller holds it; recovery clears it if a
    * replay writes it back after a crash). Four drains, the redo step's.
    */
-  private void link(MemorySegment m, long b, int bitmap, Reservation r) {
-    try (Publication pub = allocator.begin()) {
+  private void link(MemorySegment m, long b, int bitmap, Reserved r) {
+    try (SchemeAllocator.Step pub = allocator.begin()) {
       pub.publish(r).set(b + LOCK, lockAndBitmap(m, b, bitmap));
       // PERSIST(§4.5 insert): the record (flushed by the caller) and the pair are durable before the step's entries (its first drain); the record becomes owned in the same atomic step as the bitmap bit that makes it reachable
       pub.commit();
@@ -547,11 +546,11 @@ final class DashSegment {
    * The old record is reused only after the epoch grace period, so a reader that followed the old
    * offset still reads it whole. Four drains.
    */
-  void replaceRecordLocked(MemorySegment m, long location, Reservation r) {
+  void replaceRecordLocked(MemorySegment m, long location, Reserved r) {
     long b = location & ~63L;
     int slot = (int) location & 63;
     long old = key(m, b, slot);
-    try (Publication pub = allocator.begin()) {
+    try (SchemeAllocator.Step pub = allocator.begin()) {
       pub.publish(r, pair(b, slot)).deferFree(old);
       // PERSIST(§4.5 update): the new record is durable (ordered by the step's first drain) before the step that swaps the slot word and moves ownership commits
       pub.commit();
@@ -582,7 +581,7 @@ final class DashSegment {
   }
 
   private void unlink(MemorySegment m, long b, int bitmap, long rec) {
-    try (Publication pub = allocator.begin()) {
+    try (SchemeAllocator.Step pub = allocator.begin()) {
       pub.set(b + LOCK, lockAndBitmap(m, b, bitmap)).deferFree(rec);
       // PERSIST(§4.5 delete): the cleared bitmap bit and the record's free are one atomic step: never a reachable free record, never an unreachable owned one
       pub.commit();

@@ -6,8 +6,7 @@ import static io.pmhash.schemes.dash.DashSegment.bucket;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
@@ -26,7 +25,7 @@ import java.lang.foreign.MemorySegment;
  *       overflow metadata is rebuilt. Its header says (d + 1, NEW, 2p + 1), side link = S's.
  *       N is flushed. <em>Deviation:</em> the paper links N first and rehashes after, redoing
  *       the rehash in recovery; building N before anything links it needs no redo.
- *   <li>One redo step (the allocator's {@link Publication}): N becomes owned, S's side link
+ *   <li>One redo step (the allocator's {@link SchemeAllocator.Step}): N becomes owned, S's side link
  *       becomes N, and S's shape word becomes (d + 1, SPLITTING, 2p), all or nothing. From here
  *       a key of the right half that reaches S is forwarded to N through the side link.
  *   <li>S drops the moved records (each bucket's bitmap restricted, one release store) and its
@@ -109,7 +108,7 @@ final class DashSplit {
 
   /** Steps 2–3: build N and link it; S's shape becomes (d + 1, SPLITTING, 2p). */
   private void buildAndLink(long seg, long shape, int d, long pattern) {
-    Reservation r = pool.allocator().reserve(segs.bytes);
+    SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(segs.bytes);
     MemorySegment m = pool.memory();
     long n = r.offset();
     int buckets = segs.normal + segs.stash;
@@ -128,7 +127,7 @@ final class DashSplit {
     segs.rebuildOverflow(m, n);
     p.flush(n, segs.bytes);
     // step 3: link N, S becomes SPLITTING at depth d + 1, atomically
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.publish(r, seg + SEG_SIDE);
       pub.set(seg + SEG_SHAPE, shape(d + 1, SPLITTING, 2 * pattern));
       // PERSIST(§4.7 split steps 1-2): N is complete and durable (flushed above, ordered by the redo entries' drain) before the step that owns and links it commits
@@ -163,7 +162,7 @@ final class DashSplit {
 
   /** Doubles the directory ({@link ExtendibleDirectory#doubleInto}); the caller holds the directory lock. */
   void doubleDirectory() {
-    ExtendibleDirectory.doubleInto(pool, table.header + HDR_DIRECTORY, DashEhProvider.NAME);
+    ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.header + HDR_DIRECTORY, DashEhProvider.NAME);
     table.doublings.incrementAndGet();
   }
 

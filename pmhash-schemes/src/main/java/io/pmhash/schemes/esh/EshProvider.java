@@ -30,6 +30,15 @@ public final class EshProvider implements SchemeProvider {
   /** For {@link java.util.ServiceLoader}. */
   public EshProvider() {}
 
+  /**
+   * Its blocks come from {@link Pool#schemeAllocator()} (PMDK's objects on an llpl pool), frees
+   * after the epoch grace period its optimistic readers need.
+   */
+  @Override
+  public boolean usesSchemeAllocator() {
+    return true;
+  }
+
   @Override
   public String name() {
     return NAME;

@@ -102,7 +102,7 @@ final class EshRecovery {
     long parent = (long) LONG.getAcquire(m, seg + SEG_PARENT);
     if (parent != 0) {
       // split links are followed only here: checked first (issue 9)
-      Damage.requireBlock(table.pool, parent, segs.bytes, 64, "esh split parent of the segment at " + seg);
+      Damage.requireBlock(table.pool, table.pool.schemeAllocator(), parent, segs.bytes, 64, "esh split parent of the segment at " + seg);
       if ((long) LONG.getAcquire(m, parent + SEG_CHILD) == seg) {
         recover(m, parent);
       }
@@ -112,7 +112,7 @@ final class EshRecovery {
     // (3) an interrupted split of this segment, or the metadata of a crash
     long child = (long) LONG.getAcquire(m, seg + SEG_CHILD);
     if (child != 0) {
-      Damage.requireBlock(table.pool, child, segs.bytes, 64, "esh split child of the segment at " + seg);
+      Damage.requireBlock(table.pool, table.pool.schemeAllocator(), child, segs.bytes, 64, "esh split child of the segment at " + seg);
       long childShape = (long) LONG.get(m, child + SEG_SHAPE);
       long shape = EshSegment.shapeAcquire(m, seg);
       int cd = depthOf(childShape);

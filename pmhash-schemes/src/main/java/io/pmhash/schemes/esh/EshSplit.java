@@ -4,8 +4,7 @@ import static io.pmhash.schemes.esh.EshLayout.*;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
@@ -75,7 +74,7 @@ final class EshSplit {
         throw new IllegalStateException("esh: segment at depth " + d + " is full and cannot split further: too many keys share a " + d + "-bit hash prefix");
       }
       // step 1: build N, not yet owned
-      Reservation r = pool.allocator().reserve(segs.bytes);
+      SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(segs.bytes);
       m = pool.memory();
       long n = r.offset();
       build(m, seg, n, d, pattern);
@@ -83,11 +82,11 @@ final class EshSplit {
       try {
         // step 2: the global depth is durably at least d + 1 before the split shows anywhere
         if (table.globalDepth() == d) {
-          ExtendibleDirectory.doubleInto(pool, table.header + HDR_DIRECTORY, EshProvider.NAME);
+          ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.header + HDR_DIRECTORY, EshProvider.NAME);
           table.doublings.incrementAndGet();
         }
         // step 3: N owned and recorded as S's split child, atomically
-        try (Publication pub = pool.allocator().begin()) {
+        try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
           pub.publish(r, seg + SEG_CHILD);
           // PERSIST(§4.3.5 split, invariant II): N is complete and flushed (ordered by the redo entries' drain) before the step that owns and links it commits
           pub.commit();

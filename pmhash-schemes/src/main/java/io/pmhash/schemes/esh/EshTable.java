@@ -6,8 +6,7 @@ import static io.pmhash.schemes.esh.EshSegment.*;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
@@ -113,9 +112,10 @@ public final class EshTable implements LongHashTable {
     long gv = pool.recoveryEpoch();
     int n = 1 << depth;
     Persistence p = pool.persistence();
-    Reservation[] segs = new Reservation[n];
+    SchemeAllocator a = pool.schemeAllocator();
+    SchemeAllocator.Reserved[] segs = new SchemeAllocator.Reserved[n];
     for (int i = 0; i < n; i++) {
-      segs[i] = pool.allocator().reserve(geometry.bytes);
+      segs[i] = a.reserve(geometry.bytes);
     }
     MemorySegment m = pool.memory();
     for (int i = 0; i < n; i++) {
@@ -128,8 +128,8 @@ public final class EshTable implements LongHashTable {
       }
       p.flush(s, geometry.bytes);
     }
-    Reservation dir = pool.allocator().reserve(ExtendibleDirectory.bytes(depth));
-    Reservation hdr = pool.allocator().reserve(TABLE_HEADER.byteSize());
+    SchemeAllocator.Reserved dir = a.reserve(ExtendibleDirectory.bytes(depth));
+    SchemeAllocator.Reserved hdr = a.reserve(TABLE_HEADER.byteSize());
     m = pool.memory();
     ExtendibleDirectory.fill(m, p, dir.offset(), segs);
     long h = hdr.offset();
@@ -145,8 +145,8 @@ public final class EshTable implements LongHashTable {
     // (the first redo step's drain orders them); the header is linked from root 0 in the last
     // step, so an interrupted create leaves owned but unreachable blocks only in a pool without
     // a table, which open refuses
-    pool.allocator().publishUnlinked(segs);
-    try (Publication pub = pool.allocator().begin()) {
+    a.publishUnlinked(segs);
+    try (SchemeAllocator.Step pub = a.begin()) {
       pub.publish(dir).publish(hdr, pool.rootWord(0));
       pub.commit();
     }
@@ -172,7 +172,7 @@ public final class EshTable implements LongHashTable {
       throw corrupt(where + ": no esh table (root 0 is empty): its create was interrupted; delete the file and create it again");
     }
     MemorySegment m = pool.memory();
-    if (h < pool.heapOffset() || h + TABLE_HEADER.byteSize() > m.byteSize() || (h & 63) != 0) {
+    if (Damage.outsideBlocks(pool, pool.schemeAllocator(), h, TABLE_HEADER.byteSize()) || (h & 63) != 0) {
       throw corrupt(where + ": esh table header offset " + h + " is outside the heap");
     }
     if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {
@@ -194,14 +194,14 @@ public final class EshTable implements LongHashTable {
       throw corrupt(where + ": esh geometry " + bucketBytes + " B x " + buckets + " buckets differs from the pool header's parameters");
     }
     long dir = (long) LONG.get(m, h + HDR_DIRECTORY);
-    if (dir < pool.heapOffset() || dir + ExtendibleDirectory.ENTRIES > m.byteSize() || (dir & 63) != 0) {
+    if (Damage.outsideBlocks(pool, pool.schemeAllocator(), dir, ExtendibleDirectory.ENTRIES) || (dir & 63) != 0) {
       throw corrupt(where + ": esh directory offset " + dir + " is outside the pool or not 64-byte aligned");
     }
     // Reads only, O(directory), before anything is written (issue 9): the directory and each
     // segment it names, whose shape must cover its entries at every moment (EshSplit, invariant I),
     // so routing never follows a damaged entry nor retries for ever on a shape that covers nothing.
     EshSegment geometry = new EshSegment(pool.persistence(), pairsOf(bucketBytes), buckets);
-    ExtendibleDirectory.validate(pool, dir, geometry.bytes, (mm, seg, first, count, g) -> {
+    ExtendibleDirectory.validate(pool, pool.schemeAllocator(), dir, geometry.bytes, (mm, seg, first, count, g) -> {
       long shape = EshSegment.shapeAcquire(mm, seg);
       return ExtendibleDirectory.coverage(depthOf(shape), patternOf(shape), first, count, g);
     }, EshProvider.NAME);

@@ -2,7 +2,7 @@ package io.pmhash.schemes.internal;
 
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Allocator;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.SwitchPoint;
 import io.pmhash.core.concurrent.VersionLock;
 import java.io.UncheckedIOException;
@@ -77,7 +77,23 @@ public final class Damage {
    * @throws UncheckedIOException wrapping a {@link CorruptPoolException} otherwise
    */
   public static void requireBlock(Pool pool, long offset, long bytes, long align, String what) {
-    String problem = blockProblem(pool, offset, bytes, align);
+    requireBlock(pool, pool.allocator().schemeAllocator(), offset, bytes, align, what);
+  }
+
+  /**
+   * {@link #requireBlock(Pool, long, long, long, String)} for a scheme that takes its blocks from
+   * {@code allocator} ({@link Pool#schemeAllocator()} or {@link Pool#allocator()}'s seam).
+   *
+   * @param pool the pool
+   * @param allocator the allocator the scheme's blocks come from
+   * @param offset the offset to check
+   * @param bytes the size the structure needs
+   * @param align the structure's alignment (a power of two)
+   * @param what the structure and where the offset was read, for the message
+   * @throws UncheckedIOException wrapping a {@link CorruptPoolException} otherwise
+   */
+  public static void requireBlock(Pool pool, SchemeAllocator allocator, long offset, long bytes, long align, String what) {
+    String problem = blockProblem(pool, allocator, offset, bytes, align);
     if (problem != null) {
       throw corrupt(where(pool) + ": " + what + " names offset " + offset + ", " + problem
           + ": the pool was damaged; restore it from a copy");
@@ -94,21 +110,60 @@ public final class Damage {
    * @return null if {@code offset} names such a block, else what is wrong with it
    */
   public static String blockProblem(Pool pool, long offset, long bytes, long align) {
-    if (offset < pool.heapOffset() || offset > pool.size() - bytes) {
-      return "outside the heap [" + pool.heapOffset() + ", " + pool.size() + ")";
+    return blockProblem(pool, pool.allocator().schemeAllocator(), offset, bytes, align);
+  }
+
+  /**
+   * {@link #blockProblem(Pool, long, long, long)} for a scheme that takes its blocks from {@code
+   * allocator}: the same check for the pool's own allocator; for a backend's (PMDK's, on llpl),
+   * whose blocks lie anywhere in the region, inside the mapping, aligned, and a block that
+   * allocator owns of at least {@code bytes}. Reads only.
+   *
+   * @param pool the pool
+   * @param allocator the allocator the scheme's blocks come from
+   * @param offset the offset to check
+   * @param bytes the size the structure needs
+   * @param align the structure's alignment (a power of two)
+   * @return null if {@code offset} names such a block, else what is wrong with it
+   */
+  public static String blockProblem(Pool pool, SchemeAllocator allocator, long offset, long bytes, long align) {
+    if (allocator == pool.allocator().schemeAllocator()) {
+      if (offset < pool.heapOffset() || offset > pool.size() - bytes) {
+        return "outside the heap [" + pool.heapOffset() + ", " + pool.size() + ")";
+      }
+    } else if (offset <= 0 || offset > pool.memory().byteSize() - bytes) {
+      return "outside the mapping [0, " + pool.memory().byteSize() + ")";
     }
     if ((offset & (align - 1)) != 0) {
       return "not " + align + "-byte aligned";
     }
-    Allocator a = pool.allocator();
-    if (!a.owned(offset)) {
+    if (!allocator.owned(offset)) {
       return "not an allocated block";
     }
-    long size = a.blockSize(offset);
+    long size = allocator.blockSize(offset);
     if (size < bytes) {
       return "a block of " + size + " bytes, not the " + bytes + " it needs";
     }
     return null;
+  }
+
+  /**
+   * The first check of an offset read at open, before it is followed: for the pool's own
+   * allocator (an FFM pool) outside the heap or past the mapping, nothing more (not loading the
+   * allocator); for a backend's (llpl: PMDK's blocks, anywhere in the region) not a 64-byte
+   * aligned block it owns of at least {@code bytes}. Reads only.
+   *
+   * @param pool the pool
+   * @param allocator the allocator the scheme's blocks come from
+   * @param offset the offset read
+   * @param bytes the size the structure needs
+   * @return true if {@code offset} cannot name the structure
+   */
+  public static boolean outsideBlocks(Pool pool, SchemeAllocator allocator, long offset, long bytes) {
+    if (allocator == pool.allocator().schemeAllocator()) {
+      return offset < pool.heapOffset() || offset + bytes > pool.memory().byteSize();
+    }
+    return blockProblem(pool, allocator, offset, bytes, 64) != null;
   }
 
   // ---------------------------------------------------------------- chains
@@ -129,6 +184,26 @@ public final class Damage {
    *     of the structure or the chain loops
    */
   public static long walkChain(Pool pool, long first, LongUnaryOperator next, long bytes, long align, String what) {
+    return walkChain(pool, pool.allocator().schemeAllocator(), first, next, bytes, align, what);
+  }
+
+  /**
+   * {@link #walkChain(Pool, long, LongUnaryOperator, long, long, String)} for a scheme that takes
+   * its blocks from {@code allocator}.
+   *
+   * @param pool the pool
+   * @param allocator the allocator the scheme's blocks come from
+   * @param first the first node, 0 for an empty chain
+   * @param next reads a node's link (called only on checked nodes)
+   * @param bytes size of a node
+   * @param align alignment of a node
+   * @param what the chain, for messages
+   * @return the number of nodes
+   * @throws UncheckedIOException wrapping a {@link CorruptPoolException} if a node is not a block
+   *     of the structure or the chain loops
+   */
+  public static long walkChain(Pool pool, SchemeAllocator allocator, long first, LongUnaryOperator next, long bytes, long align,
+      String what) {
     long nodes = 0;
     long mark = 0; // Brent: the node saved at the last power of two
     long power = 1;
@@ -136,7 +211,7 @@ public final class Damage {
     for (long x = first; x != 0; x = next.applyAsLong(x)) {
       // The message is built only on failure: a concatenation per node was a string per
       // segment on every open (issue 3).
-      String problem = blockProblem(pool, x, bytes, align);
+      String problem = blockProblem(pool, allocator, x, bytes, align);
       if (problem != null) {
         throw corrupt(where(pool) + ": " + what + " node " + nodes + " names offset " + x + ", " + problem
             + ": the pool was damaged; restore it from a copy");

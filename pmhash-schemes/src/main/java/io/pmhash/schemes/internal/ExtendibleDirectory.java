@@ -2,8 +2,7 @@ package io.pmhash.schemes.internal;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -155,19 +154,37 @@ public final class ExtendibleDirectory {
    *     naming the entry, the offset and what is wrong
    */
   public static int validate(Pool pool, long dir, long segmentBytes, SegmentCheck check, String scheme) {
-    Damage.requireBlock(pool, dir, ENTRIES, 64, scheme + " table header's directory word");
+    return validate(pool, pool.allocator().schemeAllocator(), dir, segmentBytes, check, scheme);
+  }
+
+  /**
+   * {@link #validate(Pool, long, long, SegmentCheck, String)} for a scheme whose directory and
+   * segments come from {@code allocator} ({@link Pool#schemeAllocator()}).
+   *
+   * @param pool the pool
+   * @param allocator the allocator the scheme's blocks come from
+   * @param dir the directory's offset, as read from the table header
+   * @param segmentBytes the size of a segment
+   * @param check the scheme's check of a segment against its run of entries
+   * @param scheme the scheme's name, for messages
+   * @return the global depth
+   * @throws java.io.UncheckedIOException wrapping a {@link io.pmhash.core.CorruptPoolException}
+   */
+  public static int validate(Pool pool, SchemeAllocator allocator, long dir, long segmentBytes, SegmentCheck check,
+      String scheme) {
+    Damage.requireBlock(pool, allocator, dir, ENTRIES, 64, scheme + " table header's directory word");
     MemorySegment m = pool.memory();
     int g = depth(m, dir);
     if (g < 0 || g > MAX_DEPTH) {
       throw Damage.corrupt(Damage.where(pool) + ": " + scheme + " directory at " + dir + " has global depth " + g
           + ", not 0.." + MAX_DEPTH + ": the pool was damaged; restore it from a copy");
     }
-    Damage.requireBlock(pool, dir, bytes(g), 64, scheme + " table header's directory word (global depth " + g + ")");
+    Damage.requireBlock(pool, allocator, dir, bytes(g), 64, scheme + " table header's directory word (global depth " + g + ")");
     long entries = 1L << g;
     for (long i = 0; i < entries; ) {
       long seg = (long) LONG.get(m, dir + ENTRIES + 8 * i);
       // The message is built only on failure, not once per entry run (issue 3).
-      String bad = Damage.blockProblem(pool, seg, segmentBytes, 64);
+      String bad = Damage.blockProblem(pool, allocator, seg, segmentBytes, 64);
       if (bad != null) {
         throw Damage.corrupt(Damage.where(pool) + ": " + scheme + " directory entry " + i + " names offset " + seg
             + ", " + bad + ": the pool was damaged; restore it from a copy");
@@ -223,7 +240,7 @@ public final class ExtendibleDirectory {
    * @param dir a reserved block of {@link #bytes}{@code (depth)} bytes
    * @param segments {@code 2^depth} reserved segments
    */
-  public static void fill(MemorySegment m, Persistence p, long dir, Reservation[] segments) {
+  public static void fill(MemorySegment m, Persistence p, long dir, SchemeAllocator.Reserved[] segments) {
     int depth = Integer.numberOfTrailingZeros(segments.length);
     m.asSlice(dir, ENTRIES).fill((byte) 0);
     INT.set(m, dir + DEPTH, depth);
@@ -245,6 +262,21 @@ public final class ExtendibleDirectory {
    * @throws IllegalStateException at {@link #MAX_DEPTH}
    */
   public static long doubleInto(Pool pool, long directoryWord, String scheme) {
+    return doubleInto(pool, pool.allocator().schemeAllocator(), directoryWord, scheme);
+  }
+
+  /**
+   * {@link #doubleInto(Pool, long, String)} for a scheme whose directory comes from {@code
+   * allocator} ({@link Pool#schemeAllocator()}): the same step through it.
+   *
+   * @param pool the pool
+   * @param allocator the allocator the scheme's blocks come from
+   * @param directoryWord pool offset of the word naming the current directory
+   * @param scheme the scheme's name, for messages
+   * @return the new directory's offset
+   * @throws IllegalStateException at {@link #MAX_DEPTH}
+   */
+  public static long doubleInto(Pool pool, SchemeAllocator allocator, long directoryWord, String scheme) {
     MemorySegment m = pool.memory();
     long old = (long) LONG.getAcquire(m, directoryWord);
     int g = depth(m, old);
@@ -252,7 +284,7 @@ public final class ExtendibleDirectory {
       throw new IllegalStateException(scheme + ": the directory is at its maximum depth " + g);
     }
     long bytes = bytes(g + 1);
-    Reservation r = pool.allocator().reserve(bytes);
+    SchemeAllocator.Reserved r = allocator.reserve(bytes);
     m = pool.memory();
     long n = r.offset();
     m.asSlice(n, ENTRIES).fill((byte) 0);
@@ -264,7 +296,7 @@ public final class ExtendibleDirectory {
       LONG.set(m, n + ENTRIES + 16 * i + 8, e);
     }
     pool.persistence().flush(n, bytes);
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = allocator.begin()) {
       pub.publish(r, directoryWord).deferFree(old);
       // PERSIST(doubling): the new directory is filled and durable before the step that publishes it (and frees the old one) commits; no thread sees it before
       pub.commit();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.Pool;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.contract.PmdkBlocks;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.Set;
@@ -68,8 +69,6 @@ final class CcehInvariants {
     reachable.add(t.header);
     reachable.add((long) LONG.get(m, t.header + HDR_DIRECTORY));
     reachable.addAll(t.segmentOffsets());
-    Set<Long> owned = new TreeSet<>();
-    pool.allocator().forEachOwned((off, size) -> owned.add(off));
-    assertEquals(reachable, owned, at + ": owned blocks are exactly the reachable ones");
+    PmdkBlocks.requireOwnedExactly(pool, reachable, at);
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pmhash.core.Pool;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.contract.PmdkBlocks;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
@@ -98,8 +99,6 @@ final class EshInvariants {
     for (long seg : t.segmentOffsets()) {
       reachable.add(seg);
     }
-    Set<Long> owned = new TreeSet<>();
-    pool.allocator().forEachOwned((off, size) -> owned.add(off));
-    assertEquals(reachable, owned, at + ": owned blocks are exactly the reachable ones");
+    PmdkBlocks.requireOwnedExactly(pool, reachable, at);
   }
 }
