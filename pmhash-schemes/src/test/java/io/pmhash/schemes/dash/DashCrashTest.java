@@ -359,8 +359,8 @@ class DashCrashTest {
     }
   }
 
-  @Test
-  void mergeAndHalving() {
+  /** {setup, work} of the merge tests: growth to the first split, removes up to the merge, then the merge with its halving. */
+  private List<List<Op>> mergeAndHalvingOps() {
     long seed = 0x3E26EL;
     int[] ix = mergeIndexes(seed);
     List<Op> inserts = seeded(seed, ix[0]);
@@ -368,8 +368,13 @@ class DashCrashTest {
     for (int i = 0; i < ix[1]; i++) {
       setup.add(Op.remove(inserts.get(i).key()));
     }
-    List<Op> work = List.of(Op.remove(inserts.get(ix[1]).key()), Op.put(7, 7), Op.remove(inserts.get(ix[1] + 1).key()));
-    CrashHarness.Report r = crash("merge+halving", 0, setup, work, true, true, 3);
+    return List.of(setup, List.of(Op.remove(inserts.get(ix[1]).key()), Op.put(7, 7), Op.remove(inserts.get(ix[1] + 1).key())));
+  }
+
+  @Test
+  void mergeAndHalving() {
+    List<List<Op>> ops = mergeAndHalvingOps();
+    CrashHarness.Report r = crash("merge+halving", 0, ops.get(0), ops.get(1), true, true, 3);
     assertTrue(r.crashPoints() >= 12, r.summary());
   }
 
@@ -391,14 +396,9 @@ class DashCrashTest {
    */
   @Test
   void mergeAndHalvingIntoADirtyReusedBlock() {
-    long seed = 0x3E26EL;
-    int[] ix = mergeIndexes(seed);
-    List<Op> inserts = seeded(seed, ix[0]);
-    List<Op> setup = new ArrayList<>(inserts);
-    for (int i = 0; i < ix[1]; i++) {
-      setup.add(Op.remove(inserts.get(i).key()));
-    }
-    List<Op> work = List.of(Op.remove(inserts.get(ix[1]).key()), Op.put(7, 7), Op.remove(inserts.get(ix[1] + 1).key()));
+    List<List<Op>> ops = mergeAndHalvingOps();
+    List<Op> setup = ops.get(0);
+    List<Op> work = ops.get(1);
     try (DashEhTable t = DashEhTable.create(Pool.createVolatile(options(2)), normal(), 2, 0)) {
       long first = (long) LONG.get(t.pool().memory(), t.header + HDR_DIRECTORY);
       setup.forEach(o -> o.apply(t));
