@@ -106,6 +106,11 @@ class DashLhCrashTest {
 
   private CrashHarness.Report crash(String name, int first, List<Op> setup, List<Op> work, boolean recoveryCrashes,
       java.util.function.Consumer<DashLhTable> afterSetup) {
+    return crash(name, first, setup, work, recoveryCrashes, afterSetup, 3);
+  }
+
+  private CrashHarness.Report crash(String name, int first, List<Op> setup, List<Op> work, boolean recoveryCrashes,
+      java.util.function.Consumer<DashLhTable> afterSetup, int randomImages) {
     Map<Long, Long> s = new HashMap<>();
     setup.forEach(o -> o.apply(s));
     List<Map<Long, Long>> states = new ArrayList<>();
@@ -116,7 +121,7 @@ class DashLhCrashTest {
     }
     CrashHarness.Builder b = CrashHarness.builder(dir, options(first))
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
-        .randomImages(3, 0xD1L)
+        .randomImages(randomImages, 0xD1L)
         .eachLineCap(24)
         .crashDuringRecovery(recoveryCrashes)
         .setup(pool -> {
@@ -349,6 +354,64 @@ class DashLhCrashTest {
     work.add(Op.remove(all.get(5).key()));
     CrashHarness.Report r = crash("split", all.subList(0, at), work, true);
     assertTrue(r.crashPoints() >= 12, r.summary());
+  }
+
+  /**
+   * A split that empties p's chained bucket, then inserts into p until that bucket is full again
+   * and a new node is appended (whose link makes p's header line, with the depth the split wrote
+   * without a persist of its own, durable). Invariant C (p's chain holds only its half, durably,
+   * before its depth says d + 1) is what keeps a refill that reuses a dropped slot from writing
+   * its pair under a valid bit still durable from the dropped record: without the split's flush
+   * of p's chained buckets, an image that tore that pair shows a record nobody wrote (the new key
+   * with the old value), which 24 random images per crash point find (the mutation check, suite
+   * {@code dashlh}). One segment, bucket 20's keys: the chained record that makes the split due
+   * is one of n's. Crash points: the chain allocation and advance, the split (in a get), every
+   * refill, the append.
+   */
+  @Test
+  void splitDroppingChainedRecordsThenAppendOnP() {
+    long[] half0 = keysFor(20, 0, 200, 1);
+    long[] half1 = keysFor(20, 1, 200, 1);
+    long[] mixed = new long[200];
+    for (int i = 0; i < mixed.length; i++) {
+      mixed[i] = i % 2 == 0 ? half0[i / 2] : half1[i / 2];
+    }
+    int chained; // the first of mixed that needs a chained bucket in a one-segment table
+    try (DashLhTable dry = fresh(FIRST)) {
+      MemorySegment m = dry.pool.memory();
+      for (chained = 0; ; chained++) {
+        dry.put(mixed[chained], chained);
+        if (DashLhSegment.chainHead(m, dry.segmentOffset(m, 0)) != 0) {
+          break;
+        }
+      }
+    }
+    List<Op> setup = new ArrayList<>();
+    for (int i = 0; i < chained; i++) {
+      setup.add(Op.put(mixed[i], i));
+    }
+    List<Op> work = new ArrayList<>();
+    try (DashLhTable t = fresh(FIRST)) {
+      MemorySegment m = t.pool.memory();
+      long p = t.segmentOffset(m, 0);
+      setup.forEach(o -> o.apply(t));
+      work.add(Op.put(half1[150], -1)); // one of n's: the first chained bucket, the advance
+      work.add(Op.get(half0[0])); // the split of p: n takes the chained record, p's chained bucket empties
+      work.get(0).apply(t);
+      work.get(1).apply(t);
+      long node = DashLhSegment.chainHead(m, p);
+      assertTrue(node != 0 && DashBucket.count(DashBucket.bitmap(m, node + NODE_BUCKET)) == 0,
+          "the split emptied p's chained bucket (dry run)");
+      for (int k = (chained + 1) / 2; DashLhSegment.chainHead(m, p) == node; k++) { // p's half refills up to the append
+        Op o = Op.put(half0[k], 1000 + k);
+        o.apply(t);
+        work.add(o);
+      }
+      assertTrue(DashLhSegment.nextNode(m, DashLhSegment.chainHead(m, p)) == node, "a node was appended to p's chain (dry run)");
+    }
+    work.add(Op.get(half1[150]));
+    CrashHarness.Report r = crash("split-chained-then-append", FIRST, setup, work, false, t -> { }, 24);
+    assertTrue(r.crashPoints() >= 2 * (work.size() - 2), r.summary());
   }
 
   /** Growth into a doubled segment array (first array 1, stride 1: arrays of 1, 1, 2, 4 segments). */
