@@ -155,6 +155,43 @@ class CrashHarnessTest {
     assertTrue(r.failures().get(0).describe().contains("root 0 = 3"), r.failures().get(0).describe());
   }
 
+  /**
+   * A workload that ends with a clean close: the images of the marker's drain that hold the
+   * marker open clean, and hold every word the workload wrote, also one it never flushed (as a
+   * lock word stored while held, or metadata a recovery would rebuild), because the close writes
+   * the whole mapping back before the marker. The negative control is the order the close had
+   * before: the marker persisted while a word was still only in the cache, which the harness
+   * must show as a clean image without the word.
+   */
+  @Test
+  void aCleanCloseWritesEverythingBackBeforeItsMarker() {
+    int[] clean = new int[1];
+    CrashHarness.Verifier unflushedWordOnClean = (pool, point) -> {
+      if (pool.lastShutdownClean()) {
+        clean[0]++;
+        assertEquals(7, Raw.get(pool, Raw.line(pool, 3)), "a clean image holds the word never flushed");
+      }
+    };
+    CrashHarness.Report closed = CrashHarness.builder(dir, Raw.OPTIONS)
+        .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE).randomImages(8, 3L)
+        .run((pool, ops) -> {
+          Raw.set(pool, Raw.line(pool, 3), 7); // never flushed by the workload
+          pool.close();
+        }, unflushedWordOnClean);
+    assertTrue(clean[0] > 0, "some image of the close is clean: " + closed.summary());
+    assertEquals(2, closed.crashPoints(), "the write-back's drain and the marker's, no end point: " + closed.summary());
+
+    clean[0] = 0;
+    CrashHarness.Report markerFirst = CrashHarness.builder(dir, Raw.OPTIONS).images(ImageKind.DRAINED)
+        .collect((pool, ops) -> {
+          Raw.set(pool, Raw.line(pool, 3), 7);
+          long marker = io.pmhash.core.internal.PoolHeader.CLEAN_SHUTDOWN_OFFSET;
+          Raw.setRelease(pool, marker, 1);
+          pool.persistence().persist(marker, 8); // the marker durable, the word still only cached
+        }, unflushedWordOnClean);
+    assertTrue(clean[0] > 0 && !markerFirst.passed(), "the marker-first close is caught: " + markerFirst.summary());
+  }
+
   @Test
   void aFailingWorkloadIsNotACrashFailure() {
     AssertionError e = assertThrows(AssertionError.class, () -> CrashHarness.builder(dir, Raw.OPTIONS)

@@ -59,8 +59,8 @@ class SchemeMutationCheckTest {
    * a file keep them matched). See docs/reliability.md, "Mutation check".
    */
   static final Set<String> EXPLAINED = Set.of(
-      // (a) Pool header lifecycle. A scheme crash test never closes its pool before a crash and
-      // never crashes a reopened pool; core's PoolHeaderCrashTest catches both.
+      // (a) Pool header lifecycle. A scheme crash test never crashes a reopened pool, and only
+      // Dash-LH's close theirs (a clean close); core's PoolHeaderCrashTest catches both.
       "flush Pool.close", "drain Pool.close", "flush Pool.markOpen", "drain Pool.markOpen",
       // (b) A drain subsumed by the same thread's next drain, which comes before anything durable
       // can depend on it: the publication's redo entries drain (Redo.commitActions "redo 1").
@@ -85,11 +85,12 @@ class SchemeMutationCheckTest {
       // already. Needed when the allocator hands out recycled memory, which no test makes it do.
       "flush Allocator.formatRun", "flush LevelTable.create", "flush DashLhSplit.allocateArray",
       "flush NvlhTable.create", "flush NvdhTable.create",
-      // (h) Durable for a clean shutdown only (Dash-LH): lines that recovery recomputes after a
+      // (h) Not needed for crash consistency (Dash-LH): lines that recovery recomputes after a
       // crash, since every unclean open takes a new global version and recovers every segment
       // again — the overflow metadata of chained records (§4.6), a segment's repair and its
-      // recovery version, the new global version — but that an open after a clean close trusts
-      // without recovery. The simulator has no clean-close image.
+      // recovery version, the new global version. An open after a clean close trusts them
+      // without recovery, but Pool.close writes the whole mapping back before its marker (the
+      // clean-close images of DashLhCrashTest check it). Removal candidates.
       "flush DashBucket.flushMeta < DashLhSegment.insertChain",
       "flush DashBucket.flushMeta < DashLhSegment.appendNode",
       "flush DashBucket.flushMeta < DashLhSegment.deleteChained",
@@ -107,8 +108,8 @@ class SchemeMutationCheckTest {
       // them (and across threads: a reader's recovery may be followed by no drain of its thread).
       "flush EshTable.open", "drain EshTable.open", "drain EshRecovery.repair",
       // (i) ESH's overflow metadata (a home's OC and OFRB): rebuilt from the records by the lazy
-      // recovery after every crash before the segment is used, so a crash never reads it; flushed
-      // so that a clean shutdown, which a scheme crash test never makes (see a), leaves it durable.
+      // recovery after every crash before the segment is used, so a crash never reads it; a clean
+      // close writes it back with the whole mapping before its marker. Removal candidates.
       "flush EshSegment.insertOverflow", "flush EshSegment.delete",
       // Dash-EH (suites dash and dash-pointer; docs/reliability.md, "Dash-EH"):
       // (b) drains subsumed by the same thread's next drain before anything durable depends on
