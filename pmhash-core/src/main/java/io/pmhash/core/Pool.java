@@ -1205,8 +1205,10 @@ public final class Pool implements AutoCloseable {
         // write-back after it: a power loss between the two left a pool that opened clean with
         // a bucket lock still held, found by the crash tests' clean-close images.) One flush of
         // the whole mapping: a cache-line write-back loop (PMEM, PMEM_EMULATED), an msync
-        // (MSYNC), nothing but the drain's fence (PROCESS).
-        persistence.flush(0, m.byteSize());
+        // (MSYNC), nothing but the drain's fence (PROCESS). On the llpl backend the mapping is
+        // PMDK's whole region, the schemes' PMDK objects included, less the file's partial last
+        // page, which PMDK does not map.
+        persistence.flush(0, host == null ? m.byteSize() : m.byteSize() & -4096L);
         persistence.drain();
         setWordRelease(m, origin + CLEAN_SHUTDOWN_OFFSET, 1);
         persistence.persist(origin + CLEAN_SHUTDOWN_OFFSET, 8);

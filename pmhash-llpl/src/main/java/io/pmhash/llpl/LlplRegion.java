@@ -186,7 +186,7 @@ final class LlplRegion implements PoolBackend.Region {
     return base;
   }
 
-  /** @return the PMDK pool file's length, all of which PMDK maps */
+  /** @return the PMDK pool file's length; PMDK maps its whole pages (not a partial last page) */
   @Override
   public long size() {
     return size;

@@ -148,15 +148,19 @@ public final class LevelTable implements LongHashTable {
     if (!pool.isOpen()) {
       return;
     }
-    MemorySegment m = pool.memory();
-    LONG.setRelease(m, header + HDR_CLEAN_SIZE, size());
-    // PERSIST(close): the count is durable before the pool marks the shutdown clean.
-    persistence.persist(header + HDR_CLEAN_SIZE, 8);
+    persistCleanSize();
     try {
       pool.close();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Stores the count where an open after a clean shutdown reads it; the close's first step. */
+  void persistCleanSize() {
+    LONG.setRelease(pool.memory(), header + HDR_CLEAN_SIZE, size());
+    // PERSIST(close): the count is durable before the pool marks the shutdown clean.
+    persistence.persist(header + HDR_CLEAN_SIZE, 8);
   }
 
   // ------------------------------------------------------------------ locking

@@ -110,6 +110,7 @@ final class GroupCrashSupport {
         work.get(i).apply(t);
         ops.end(i);
       }
+      t.close(); // a clean shutdown: its marker's images open clean (docs/reliability.md, "Clean close")
     };
   }
 

@@ -59,8 +59,8 @@ class SchemeMutationCheckTest {
    * a file keep them matched). See docs/reliability.md, "Mutation check".
    */
   static final Set<String> EXPLAINED = Set.of(
-      // (a) Pool header lifecycle. A scheme crash test never crashes a reopened pool, and only
-      // Dash-LH's close theirs (a clean close); core's PoolHeaderCrashTest catches both.
+      // (a) Pool header lifecycle. A scheme crash test never crashes a reopened pool, and its
+      // clean close comes after every operation; core's PoolHeaderCrashTest catches both.
       "flush Pool.close", "drain Pool.close", "flush Pool.markOpen", "drain Pool.markOpen",
       // (b) A drain subsumed by the same thread's next drain, which comes before anything durable
       // can depend on it: the publication's redo entries drain (Redo.commitActions "redo 1").
