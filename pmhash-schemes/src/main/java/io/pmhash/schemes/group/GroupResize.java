@@ -13,8 +13,7 @@ import static io.pmhash.schemes.group.GroupLayout.MAGIC;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 
@@ -88,12 +87,12 @@ final class GroupResize {
         Persistence p = t.persistence;
         long n = cells;
         for (;;) {
-          Reservation r = pool.allocator().reserve(GroupLayout.tableBytes(n));
+          SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(GroupLayout.tableBytes(n));
           GroupCells next = new GroupCells(r.offset(), n, seen.groupSize());
           format(pool, next.base, n, seen.groupSize(), t.size());
           MemorySegment m = pool.memory();
           if (!rehash(m, seen, next)) {
-            pool.allocator().cancel(r);
+            pool.schemeAllocator().cancel(r);
             if (!grow) {
               t.noShrink = seen;
               return;
@@ -105,7 +104,7 @@ final class GroupResize {
           p.flush(next.base, GroupLayout.tableBytes(n));
           p.drain();
           // resize step 5: new block owned, root 0 switched, old block freed: one atomic step
-          try (Publication pub = pool.allocator().begin()) {
+          try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
             pub.publish(r, pool.rootWord(0)).deferFree(seen.base);
             pub.commit();
           }

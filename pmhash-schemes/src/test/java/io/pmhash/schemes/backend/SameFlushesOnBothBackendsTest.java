@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>The exceptions are by design: a scheme that runs core transactions (NVLH: splits, merges,
  * overflow buckets) snapshots into PMDK's undo log on the llpl backend, and a scheme whose blocks
- * come through the allocator seam (NVLH, NVDH, Dash-EH, CCEH, ESH, level hashing) allocates and publishes through PMDK there; PMDK's
+ * come through the allocator seam (NVLH, NVDH, Dash-EH, CCEH, ESH, level hashing, group hashing) allocates and publishes through PMDK there; PMDK's
  * flushes are not counted by pmhash's persistence, so there the llpl run drains less than the FFM
  * run; it runs the same transactions and leaves the same contents.
  */

@@ -21,8 +21,8 @@ class LlplProcessCrashTest extends ProcessCrashTest {
   }
 
   /**
-   * NVDH's rehash and level hashing's resize on llpl have one pmhash drain each, the new table's
-   * or level's persist: the switch is one {@code pmemobj_publish}, which no {@code Persistence}
+   * NVDH's rehash, level hashing's expansion and group hashing's resize on llpl have one pmhash
+   * drain each, the new table's or level's persist: the switch is one {@code pmemobj_publish}, which no {@code Persistence}
    * sees (on FFM the same switch is a redo step of four drains, so a halt at drain 1 to 6 lands in
    * the first or second resize). Halting at the 3rd to 6th structural drain would take up to six
    * doublings per child and, over the rounds, a table far past the pool's room (docs/llpl.md,
@@ -32,7 +32,7 @@ class LlplProcessCrashTest extends ProcessCrashTest {
    */
   @Override
   int maxStructuralHalt(String scheme) {
-    return scheme.equals("nvdh") || scheme.equals("level") ? 2 : super.maxStructuralHalt(scheme);
+    return scheme.equals("nvdh") || scheme.equals("level") || scheme.equals("group") ? 2 : super.maxStructuralHalt(scheme);
   }
 
   @ParameterizedTest(name = "nvdh transactions=1 {0}")
