@@ -32,7 +32,7 @@ class OldLlplPoolsRefusedTest {
   @TempDir Path dir;
 
   @ParameterizedTest
-  @ValueSource(strings = {"nvlh", "nvdh", "dash-eh", "cceh", "esh", "level", "group"})
+  @ValueSource(strings = {"nvlh", "nvdh", "dash-eh", "cceh", "esh", "level", "group", "dash-lh"})
   void aTableHeaderInPmhashsHeapIsRefusedAtOpen(String scheme) throws Exception {
     Path file = dir.resolve(scheme + ".pool");
     try (LongHashTable t = PmHash.create(file, TableOptions.scheme(scheme).withBackend("llpl").withDurability(Durability.PROCESS))) {
