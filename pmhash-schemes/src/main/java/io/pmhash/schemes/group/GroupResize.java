@@ -33,7 +33,8 @@ import java.lang.foreign.MemorySegment;
  *       cancels the block and tries again at twice the size; a shrink gives up, releases the locks
  *       and is not tried again on this table.
  *   <li>PERSIST: the whole new block is durable before anything names it.
- *   <li>One allocator step (a redo record) makes the new block owned, stores its offset into root 0
+ *   <li>One allocator step (a redo record; one {@code pmemobj_publish} on an llpl pool, where the old
+ *       block's free is a retire record) makes the new block owned, stores its offset into root 0
  *       and frees the old block: a crash leaves the old table or the new one, never both, never
  *       neither, and no leaked block. The old block is reused only after an epoch grace period,
  *       when no operation can still read it.

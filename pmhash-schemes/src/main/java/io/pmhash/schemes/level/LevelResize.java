@@ -36,7 +36,8 @@ import java.util.Arrays;
  *       the old structure that is a legal second copy, which recovery removes if a crash comes
  *       first.
  *   <li>PERSIST: the whole new level is durable.
- *   <li>One allocator publication (a redo step) makes the new level owned, sets the header's
+ *   <li>One allocator step (a redo step; one {@code pmemobj_publish} on an llpl pool, where the old
+ *       level's free is a retire record) makes the new level owned, sets the header's
  *       top, bottom and k together, and frees the old bottom level. The published code stored
  *       the new capacity before the new level existed; here no crash can separate them.
  * </ol>
