@@ -63,7 +63,7 @@ import jdk.nio.mapmode.ExtendedMapMode;
  * the same header, lanes and heap, reached through a {@link MemorySegment} over PMDK's mapping,
  * so schemes run unchanged. {@link #open} recognises such a file by PMDK's signature and the
  * backend id in the header; such a pool keeps the size it was created with. The schemes that take
- * their blocks through {@link #schemeAllocator()} (NVLH, NVDH, Dash-EH, CCEH, ESH) get PMDK's allocator there: their
+ * their blocks through {@link #schemeAllocator()} (every built-in scheme) get PMDK's allocator there: their
  * blocks are PMDK objects beside the pool's block.
  *
  * <h2>Thread safety</h2>
@@ -99,7 +99,7 @@ public final class Pool implements AutoCloseable {
   private final long poolId;
   private final Lanes lanes;
   private final Allocator allocator;
-  /** The allocator NVLH, NVDH, Dash-EH, CCEH and ESH use: the backend's, or {@link #allocator}'s seam. */
+  /** The allocator every scheme uses: the backend's, or {@link #allocator}'s seam. */
   private final SchemeAllocator schemeAllocator;
   /** The backend's allocator ({@link PoolBackend.Region#allocation()}), or null. */
   private final PoolBackend.Allocation hostAllocation;

@@ -238,7 +238,7 @@ public final class PoolOptions {
   /**
    * Room for a backend's own allocator ({@link io.pmhash.core.spi.PoolBackend.Region#allocation()}),
    * beside the pool, when the backend has one: on the llpl backend, bytes of the PMDK pool outside
-   * the pmhash pool's block, where PMDK allocates the blocks of NVLH, NVDH, Dash-EH, CCEH and ESH ({@code
+   * the pmhash pool's block, where PMDK allocates the blocks of every scheme ({@code
    * docs/llpl.md}). {@link io.pmhash.map.PmHash} sets it for those schemes; FFM pools ignore it.
    *
    * @param bytes the room, 0 (the default) for none beyond the backend's fixed overhead

@@ -39,6 +39,19 @@ public class PointerMapBenchmark extends MapBenchmark {
   @Param({"PMEM_EMULATED", "PROCESS", "VOLATILE"})
   public String durability;
 
+  /**
+   * The pool backend: {@code ffm} or {@code llpl} (a PMDK pool, where every out-of-line record is
+   * a PMDK object: each insert reserves one and publishes it with its slot in one {@code
+   * pmemobj_publish}, each update and delete retires the old one; docs/llpl.md). The per-insert
+   * PMDK cost: {@code -p backend=ffm,llpl -p initialSize=1073741824}.
+   */
+  @Param({"ffm"})
+  public String backend;
+
+  /** The pool's initial size in bytes (0: the default; an llpl pool, which cannot grow, gets 1 GiB). */
+  @Param({"0"})
+  public long initialSize;
+
   /** Key length in bytes, 8..1024 (the 16 by default). */
   @Param({"16"})
   public int keyBytes;
@@ -52,7 +65,7 @@ public class PointerMapBenchmark extends MapBenchmark {
       throw new IllegalArgumentException("keyBytes " + keyBytes + " is out of range 8..1024");
     }
     Durability mode = Durability.valueOf(durability);
-    TableOptions options = TableOptions.scheme(scheme).withDurability(mode);
+    TableOptions options = TableBenchmark.options(scheme, mode, backend, initialSize);
     PmHashMap<byte[], byte[]> map = mode == Durability.VOLATILE
         ? PmHash.createVolatileMap(Codec.bytes(), Codec.bytes(), options)
         : PmHash.createMap(dir.resolve(scheme + "-map.pool"), Codec.bytes(), Codec.bytes(), options);

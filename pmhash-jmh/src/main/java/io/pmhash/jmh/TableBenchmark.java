@@ -56,10 +56,7 @@ public class TableBenchmark extends MapBenchmark {
       throw new IllegalArgumentException("scheme '" + scheme + "' is not in this build; available: " + PmHash.schemes().keySet());
     }
     Durability mode = Durability.valueOf(durability);
-    PoolOptions pool = PoolOptions.defaults().withDurability(mode).withBackend(backend);
-    long size = initialSize == 0 && backend.equals(PoolOptions.BACKEND_LLPL) ? 1L << 30 : initialSize;
-    TableOptions options = TableOptions.scheme(scheme).withDurability(mode)
-        .withPoolOptions(size == 0 ? pool : pool.withInitialSize(size));
+    TableOptions options = options(scheme, mode, backend, initialSize);
     LongHashTable table;
     try {
       table = mode == Durability.VOLATILE
@@ -70,6 +67,16 @@ public class TableBenchmark extends MapBenchmark {
           + " (" + e.getMessage() + "). Point -Dpmhash.jmh.dir at a DAX mount to measure it.", e);
     }
     return new TableStore(table);
+  }
+
+  /**
+   * The options of a benchmark's pool: the scheme, mode and backend, and the initial size (0: the
+   * default, except on llpl, whose pool cannot grow: 1 GiB there).
+   */
+  static TableOptions options(String scheme, Durability mode, String backend, long initialSize) {
+    PoolOptions pool = PoolOptions.defaults().withDurability(mode).withBackend(backend);
+    long size = initialSize == 0 && backend.equals(PoolOptions.BACKEND_LLPL) ? 1L << 30 : initialSize;
+    return TableOptions.scheme(scheme).withDurability(mode).withPoolOptions(size == 0 ? pool : pool.withInitialSize(size));
   }
 
   /** A pmhash table as a {@link Store}. */

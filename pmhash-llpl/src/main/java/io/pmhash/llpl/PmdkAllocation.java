@@ -138,9 +138,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
       throw PmdkTransactions.unexpected("pmemobj_tx_xalloc", t);
     }
     if (start == 0) {
-      throw new PoolFullException(path + ": PMDK cannot allocate " + size + " bytes in its pool ("
-          + PmdkTransactions.error(0) + "); the transaction stays open and rolls back when closed; create the"
-          + " llpl pool larger (PoolOptions.withInitialSize)", null);
+      throw full("allocate", size, 0, "the transaction stays open and rolls back when closed");
     }
     long block = alignedBlock(start, size);
     synchronized (this) {
@@ -199,8 +197,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
       throw PmdkTransactions.unexpected("pmemobj_xreserve", t);
     }
     if (start == 0) {
-      throw new PoolFullException(path + ": PMDK cannot reserve " + size + " bytes in its pool ("
-          + PmdkTransactions.error(0) + "); create the llpl pool larger (PoolOptions.withInitialSize)", null);
+      throw full("reserve", size, 0, "nothing was reserved");
     }
     return new PmdkReserved(alignedBlock(start, size), start, size, act, new AtomicInteger(RESERVED));
   }
@@ -473,9 +470,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
       throw PmdkTransactions.unexpected("pmemobj_xalloc", t);
     }
     if (r != 0 || list == 0) {
-      throw new PoolFullException(path + ": PMDK cannot allocate a retire list of " + RETIRE_LIST.byteSize()
-          + " bytes (" + PmdkTransactions.error(r) + "); nothing was freed; create the llpl pool larger"
-          + " (PoolOptions.withInitialSize)", null);
+      throw full("allocate a retire list of", RETIRE_LIST.byteSize(), r, "nothing was freed");
     }
     return list;
   }
@@ -570,6 +565,31 @@ final class PmdkAllocation implements PoolBackend.Allocation {
       throw new IllegalStateException("PMDK does not map region offset " + start + " to an object of " + path);
     }
     return oid;
+  }
+
+  /**
+   * The refusal of an allocation PMDK cannot fit: what was asked, what the table's blocks hold
+   * (the index, and the blocks waiting for their grace period), and what to set. An llpl pool does
+   * not grow; its room is fixed at create ({@code docs/llpl.md}, Room, says what a size reaches per
+   * scheme).
+   */
+  private PoolFullException full(String what, long size, int err, String state) {
+    long held = 0;
+    int objects;
+    int waiting;
+    synchronized (this) {
+      Map<Long, Obj> idx = index();
+      for (Obj o : idx.values()) {
+        held += o.size;
+      }
+      objects = idx.size();
+      waiting = retired.size();
+    }
+    return new PoolFullException(path + ": PMDK cannot " + what + " " + size + " bytes in its pool (" + PmdkTransactions.error(err)
+        + "); " + state + "; the table's blocks hold " + held + " bytes in " + objects + " PMDK objects and " + waiting
+        + " more wait for their grace period. An llpl pool does not grow: create it with a larger"
+        + " PoolOptions.withInitialSize (its room for the table's blocks at their peak, a structural change's old and"
+        + " new blocks together; docs/llpl.md, Room)", null);
   }
 
   private static long off(MemorySegment oid) {

@@ -291,7 +291,7 @@ public final class Allocator implements TxAllocator {
   }
 
   /**
-   * This allocator behind the {@link SchemeAllocator} seam (what NVLH, NVDH, Dash-EH, CCEH and ESH use); the same
+   * This allocator behind the {@link SchemeAllocator} seam (what every scheme uses); the same
    * object every time.
    *
    * @return the seam, whose every call is this allocator's

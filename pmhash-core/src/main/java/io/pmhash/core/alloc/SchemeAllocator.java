@@ -1,7 +1,7 @@
 package io.pmhash.core.alloc;
 
 /**
- * The allocator seam: exactly what NVLH, NVDH, Dash-EH, CCEH and ESH take from an allocator, and nothing more. A pool
+ * The allocator seam: exactly what every scheme takes from an allocator, and nothing more. A pool
  * hands it out through {@link io.pmhash.core.Pool#schemeAllocator()}: on an FFM pool it is
  * pmhash's own {@link Allocator} ({@link Allocator#schemeAllocator()}, no behaviour of its own);
  * on a backend that allocates ({@link io.pmhash.core.spi.PoolBackend.Region#allocation()}, the
@@ -14,9 +14,7 @@ package io.pmhash.core.alloc;
  * may still read it meanwhile. A transaction's free through a backend's allocator ({@link
  * io.pmhash.core.log.Tx#free} on an llpl pool) is immediate: only schemes whose readers hold the
  * table's lock free in transactions (NVLH). Blocks of 64 bytes and more are 64-byte aligned on
- * both allocators, smaller ones 16 (pmhash's) or 64 (PMDK's). Dash-LH, level hashing and the group
- * scheme still use {@link Allocator} directly ({@link
- * io.pmhash.core.Pool#allocator()}).
+ * both allocators, smaller ones 16 (pmhash's) or 64 (PMDK's).
  *
  * <p>Persist contract: a reserved block is not owned persistently until a publish of it commits;
  * a crash before leaks nothing. The caller flushes a block's contents before publishing it, on

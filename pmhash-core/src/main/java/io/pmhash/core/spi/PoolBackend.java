@@ -101,7 +101,7 @@ public interface PoolBackend {
 
     /**
      * The backend's own allocator for the schemes that take blocks through the {@link
-     * io.pmhash.core.alloc.SchemeAllocator} seam (NVLH, NVDH, Dash-EH, CCEH, ESH), if it has one. When present, {@link
+     * io.pmhash.core.alloc.SchemeAllocator} seam (every scheme), if it has one. When present, {@link
      * io.pmhash.core.Pool#schemeAllocator()} is this, and a transaction's {@code alloc} and {@code
      * free} ({@link io.pmhash.core.log.Tx}) are its {@link Allocation#txAlloc}/{@link
      * Allocation#txFree} inside the backend's {@link #transactions() transaction}, which it then

@@ -22,7 +22,7 @@ public interface SchemeProvider {
    * an allocator of its own (llpl: PMDK), {@link io.pmhash.map.PmHash} then gives that allocator
    * the pool's initial size and the pool itself only its header, lanes and one chunk.
    *
-   * @return true for NVLH, NVDH, Dash-EH, CCEH and ESH; false (the default) for schemes that use {@link
+   * @return true for every built-in scheme; false (the default) for a scheme that uses {@link
    *     Pool#allocator()}
    */
   default boolean usesSchemeAllocator() {

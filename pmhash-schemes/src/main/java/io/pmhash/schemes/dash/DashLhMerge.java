@@ -11,7 +11,7 @@ import static io.pmhash.schemes.dash.DashSegment.shapeAcquire;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
+import io.pmhash.core.alloc.SchemeAllocator;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -184,7 +184,7 @@ final class DashLhMerge {
       }
       DashLhSegment.unlockChain(m, nseg);
       chainLocked = false;
-      try (Publication pub = pool.allocator().begin()) {
+      try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
         pub.set(nseg + SEG_SHAPE, 0).set(nseg + SEG_CHAIN, 0);
         for (long node : freed) {
           pub.deferFree(node);
@@ -228,7 +228,7 @@ final class DashLhMerge {
         if (a == 0) {
           continue;
         }
-        try (Publication pub = pool.allocator().begin()) {
+        try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
           pub.set(table.header + HDR_DIRECTORY + 8L * e, 0).deferFree(a);
           // PERSIST(merge step 5): the directory entry is cleared and the array freed in one step (optimistic readers of a stale word may still read it: reuse waits for the epoch)
           pub.commit();

@@ -40,6 +40,16 @@ public final class DashLhProvider implements SchemeProvider {
   /** For {@link java.util.ServiceLoader}. */
   public DashLhProvider() {}
 
+  /**
+   * Its header, segment arrays and chained stash buckets come from {@link Pool#schemeAllocator()}
+   * (PMDK's objects on an llpl pool); a merge's freed buckets and arrays wait for the epoch grace
+   * period its optimistic readers need.
+   */
+  @Override
+  public boolean usesSchemeAllocator() {
+    return true;
+  }
+
   @Override
   public String name() {
     return NAME;

@@ -9,6 +9,7 @@ import static io.pmhash.schemes.dash.DashSegment.bucket;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.VersionLock;
+import io.pmhash.schemes.internal.Damage;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 
@@ -76,7 +77,7 @@ final class DashLhRecovery {
     long nodes = 0;
     for (long node = DashLhSegment.chainHead(m, seg); node != 0; node = DashLhSegment.nextNode(m, node)) {
       // nothing in a file is trusted: a link outside the pool, or a cycle, is corruption
-      if (node < table.pool.heapOffset() || (node & 63) != 0 || node + NODE_BYTES > m.byteSize() || ++nodes > maxNodes) {
+      if (Damage.outsideBlocks(table.pool, table.pool.schemeAllocator(), node, NODE_BYTES) || (node & 63) != 0 || ++nodes > maxNodes) {
         throw new UncheckedIOException(new CorruptPoolException("dash-lh: the chain of segment at " + seg
             + " links to " + node + (nodes > maxNodes ? " in a cycle" : ", outside the pool") + "; the pool is corrupt"));
       }

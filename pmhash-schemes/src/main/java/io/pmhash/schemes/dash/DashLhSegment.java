@@ -11,8 +11,7 @@ import static io.pmhash.schemes.dash.DashSegment.bucket;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.schemes.internal.Damage;
@@ -126,12 +125,12 @@ final class DashLhSegment {
    * stores it into the head link. A crash before the step leaves no trace; after, the record.
    */
   private void appendNode(long seg, long b1, long key, long value, int fp) {
-    Reservation r = pool.allocator().reserve(NODE_BYTES);
+    SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(NODE_BYTES);
     MemorySegment m = pool.memory();
     try {
       incrementOverflowCount(m, b1);
     } catch (IllegalStateException e) {
-      pool.allocator().cancel(r);
+      pool.schemeAllocator().cancel(r);
       throw e;
     }
     long node = r.offset();
@@ -141,7 +140,7 @@ final class DashLhSegment {
     setBitmapRelease(m, b, withSlot(0, 0, false));
     p.flush(node, NODE_BYTES);
     flushMeta(p, b1);
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.publish(r, seg + SEG_CHAIN);
       // PERSIST(§5.1 chained stash): the node and its record are durable (flushed above, ordered by the redo entries' drain) before the step that owns it and links it at the head commits
       pub.commit();

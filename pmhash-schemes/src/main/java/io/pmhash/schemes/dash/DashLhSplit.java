@@ -15,8 +15,7 @@ import static io.pmhash.schemes.dash.DashSegment.bucket;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
 import io.pmhash.core.PoolFullException;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -143,11 +142,11 @@ final class DashLhSplit {
         return;
       }
       long bytes = arraySegments(e, table.firstShift, table.stride) * segs.bytes;
-      Reservation r = pool.allocator().reserve(bytes);
+      SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(bytes);
       MemorySegment m = pool.memory();
       m.asSlice(r.offset(), bytes).fill((byte) 0);
       p.flush(r.offset(), bytes);
-      try (Publication pub = pool.allocator().begin()) {
+      try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
         pub.publish(r, table.header + HDR_DIRECTORY + 8L * e);
         // PERSIST(§5.2 hybrid expansion, invariant A): the zeroed array (every segment ABSENT) is durable before the step that owns it and names it in the directory commits
         pub.commit();
@@ -225,7 +224,7 @@ final class DashLhSplit {
     segs.rebuildOverflow(m, nseg);
     // p's chained records of n's half: Dash-EH's placement in n (n is invisible: its drains
     // order nothing anyone reads), the rest into new nodes
-    List<Reservation> nodes = new ArrayList<>();
+    List<SchemeAllocator.Reserved> nodes = new ArrayList<>();
     long head = 0;
     for (long node = DashLhSegment.chainHead(m, pseg); node != 0; node = DashLhSegment.nextNode(m, node)) {
       long b = node + NODE_BUCKET;
@@ -238,7 +237,7 @@ final class DashLhSplit {
           continue;
         }
         if (head == 0 || count(bitmap(m, head + NODE_BUCKET)) == SLOTS) {
-          Reservation r = pool.allocator().reserve(NODE_BYTES);
+          SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(NODE_BYTES);
           m = pool.memory();
           DashLhSegment.initNode(m, r.offset(), head);
           nodes.add(r);
@@ -253,12 +252,12 @@ final class DashLhSplit {
         incrementOverflowCount(m, bucket(nseg, segs.bucketIndex(h)));
       }
     }
-    for (Reservation r : nodes) {
+    for (SchemeAllocator.Reserved r : nodes) {
       p.flush(r.offset(), NODE_BYTES);
     }
     p.flush(nseg, segs.bytes);
     p.flush(table.header + HDR_N_NEXT, 8);
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       if (head != 0) {
         pub.publish(nodes.get(nodes.size() - 1), nseg + SEG_CHAIN);
         for (int i = 0; i < nodes.size() - 1; i++) {

@@ -20,8 +20,7 @@ import static io.pmhash.schemes.dash.DashSegment.shapeAcquire;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
@@ -140,8 +139,8 @@ public final class DashLhTable implements LongHashTable {
     long gv = pool.recoveryEpoch();
     long segBytes = DashLayout.segmentBytes(stash);
     Persistence p = pool.persistence();
-    Reservation arr = pool.allocator().reserve(firstArray * segBytes);
-    Reservation hdr = pool.allocator().reserve(TABLE_HEADER.byteSize());
+    SchemeAllocator.Reserved arr = pool.schemeAllocator().reserve(firstArray * segBytes);
+    SchemeAllocator.Reserved hdr = pool.schemeAllocator().reserve(TABLE_HEADER.byteSize());
     MemorySegment m = pool.memory();
     long a = arr.offset();
     m.asSlice(a, firstArray * segBytes).fill((byte) 0);
@@ -161,7 +160,7 @@ public final class DashLhTable implements LongHashTable {
     INT.set(m, h + HDR_MERGE_LOAD, mergeLoad);
     LONG.set(m, h + HDR_GLOBAL_VERSION, gv);
     p.flush(h, TABLE_HEADER.byteSize());
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.publish(arr, h + HDR_DIRECTORY).publish(hdr, pool.rootWord(0));
       // PERSIST(create): the first array and the header are durable (flushed above, ordered by the redo entries' drain) before the step that owns them and links the header from root 0 commits
       pub.commit();
@@ -187,7 +186,9 @@ public final class DashLhTable implements LongHashTable {
       throw corrupt(where + ": no dash-lh table (root 0 is empty): its create was interrupted; delete the file and create it again");
     }
     MemorySegment m = pool.memory();
-    if (h < pool.heapOffset() || h + TABLE_HEADER.byteSize() > m.byteSize() || (h & 63) != 0) {
+    SchemeAllocator sa = pool.schemeAllocator();
+    if (Damage.outsideBlocks(pool, sa, h, TABLE_HEADER.byteSize()) || (h & 63) != 0) {
+      // on llpl: not a PMDK block (a dash-lh pool made on llpl before its blocks were PMDK's ends here)
       throw corrupt(where + ": dash-lh table header offset " + h + " is outside the heap");
     }
     if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {
@@ -223,7 +224,7 @@ public final class DashLhTable implements LongHashTable {
     for (int e = 0; e < DIRECTORY_ENTRIES; e++) {
       long a = (long) LONG.get(m, h + HDR_DIRECTORY + 8L * e);
       long bytes = arraySegments(e, firstShift, stride) * segBytes;
-      if (a == 0 ? e <= needed : a < pool.heapOffset() || (a & 63) != 0 || a + bytes > m.byteSize()) {
+      if (a == 0 ? e <= needed : Damage.outsideBlocks(pool, sa, a, bytes) || (a & 63) != 0) {
         throw corrupt(where + ": dash-lh directory entry " + e + " (" + a + ") is " + (a == 0 ? "empty but N|Next addresses it" : "outside the pool"));
       }
     }
@@ -234,7 +235,7 @@ public final class DashLhTable implements LongHashTable {
       boolean inFirst = s < 1L << firstShift;
       long a = (long) LONG.get(m, h + HDR_DIRECTORY + 8L * (inFirst ? 0 : entryOf(s, firstShift, stride)));
       long seg = a + (inFirst ? s : indexInArray(s, firstShift, stride)) * segBytes;
-      Damage.walkChain(pool, DashLhSegment.chainHead(m, seg), next, NODE_BYTES, 64, "dash-lh stash chain of a segment");
+      Damage.walkChain(pool, sa, DashLhSegment.chainHead(m, seg), next, NODE_BYTES, 64, "dash-lh stash chain of a segment");
     }
     long gv;
     if (pool.lastShutdownClean()) {

@@ -31,6 +31,15 @@ public final class GroupProvider implements SchemeProvider {
   /** For {@link java.util.ServiceLoader}. */
   public GroupProvider() {}
 
+  /**
+   * Its table block comes from {@link Pool#schemeAllocator()} (a PMDK object on an llpl pool); a
+   * resize's old block is freed after the epoch grace period its optimistic readers need.
+   */
+  @Override
+  public boolean usesSchemeAllocator() {
+    return true;
+  }
+
   @Override
   public String name() {
     return NAME;

@@ -12,7 +12,9 @@ import static io.pmhash.schemes.group.GroupLayout.MAGIC;
 
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Pool;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.internal.Damage;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 
@@ -54,8 +56,13 @@ final class GroupRecovery {
     if (base == 0) {
       throw corrupt(pool, "no group table (root 0 is empty): its create was interrupted; delete the file and create it again");
     }
-    if (base < pool.heapOffset() || (base & 63) != 0 || base + GroupLayout.INFO_BYTES > m.byteSize()) {
-      throw corrupt(pool, "group: root 0 (" + base + ") does not name a table block in the heap");
+    SchemeAllocator a = pool.schemeAllocator();
+    // on a backend's allocator (llpl: PMDK) an owned 64-byte aligned block of it; a group pool made
+    // on llpl before its blocks were PMDK objects has its table in pmhash's heap and ends here
+    if (Damage.outsideBlocks(pool, a, base, GroupLayout.INFO_BYTES) || (base & 63) != 0) {
+      throw corrupt(pool, "group: root 0 (" + base + ") does not name a table block in the heap"
+          + (a == pool.allocator().schemeAllocator() ? "" : " of the pool's backend allocator (a group pool made on llpl"
+              + " before its blocks were PMDK objects is refused; recreate it and reload)"));
     }
     if ((long) LONG.get(m, base + INFO_MAGIC) != MAGIC) {
       throw corrupt(pool, "group: root 0 does not point at a group table (bad magic at " + base + ")");
@@ -76,7 +83,7 @@ final class GroupRecovery {
       throw corrupt(pool, "group: table size " + n + " is not a power of two in " + g + ".." + GroupLayout.MAX_TABLE_SIZE);
     }
     long bytes = GroupLayout.tableBytes(n);
-    if (!pool.allocator().owned(base) || pool.allocator().blockSize(base) < bytes) {
+    if (!a.owned(base) || a.blockSize(base) < bytes) {
       throw corrupt(pool, "group: the table block at " + base + " is not an owned block of " + bytes + " bytes");
     }
     return new GroupCells(base, n, (int) g, false);

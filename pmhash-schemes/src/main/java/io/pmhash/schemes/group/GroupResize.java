@@ -13,8 +13,7 @@ import static io.pmhash.schemes.group.GroupLayout.MAGIC;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 
@@ -34,7 +33,8 @@ import java.lang.foreign.MemorySegment;
  *       cancels the block and tries again at twice the size; a shrink gives up, releases the locks
  *       and is not tried again on this table.
  *   <li>PERSIST: the whole new block is durable before anything names it.
- *   <li>One allocator step (a redo record) makes the new block owned, stores its offset into root 0
+ *   <li>One allocator step (a redo record; one {@code pmemobj_publish} on an llpl pool, where the old
+ *       block's free is a retire record) makes the new block owned, stores its offset into root 0
  *       and frees the old block: a crash leaves the old table or the new one, never both, never
  *       neither, and no leaked block. The old block is reused only after an epoch grace period,
  *       when no operation can still read it.
@@ -88,12 +88,12 @@ final class GroupResize {
         Persistence p = t.persistence;
         long n = cells;
         for (;;) {
-          Reservation r = pool.allocator().reserve(GroupLayout.tableBytes(n));
+          SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(GroupLayout.tableBytes(n));
           GroupCells next = new GroupCells(r.offset(), n, seen.groupSize());
           format(pool, next.base, n, seen.groupSize(), t.size());
           MemorySegment m = pool.memory();
           if (!rehash(m, seen, next)) {
-            pool.allocator().cancel(r);
+            pool.schemeAllocator().cancel(r);
             if (!grow) {
               t.noShrink = seen;
               return;
@@ -105,7 +105,7 @@ final class GroupResize {
           p.flush(next.base, GroupLayout.tableBytes(n));
           p.drain();
           // resize step 5: new block owned, root 0 switched, old block freed: one atomic step
-          try (Publication pub = pool.allocator().begin()) {
+          try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
             pub.publish(r, pool.rootWord(0)).deferFree(seen.base);
             pub.commit();
           }

@@ -6,7 +6,7 @@ import static io.pmhash.schemes.group.GroupLayout.LONG;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.PersistenceStats;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
@@ -89,11 +89,11 @@ public final class GroupTable implements LongHashTable {
     while (n < GroupLayout.MAX_TABLE_SIZE && 2 * n * 3 / 4 < capacity) {
       n *= 2;
     }
-    Reservation r = pool.allocator().reserve(GroupLayout.tableBytes(n));
+    SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(GroupLayout.tableBytes(n));
     GroupResize.format(pool, r.offset(), n, groupSize, 0);
     // PERSIST(create): the formatted block is durable before root 0 names it
     pool.persistence().persist(r.offset(), GroupLayout.tableBytes(n));
-    pool.allocator().publish(r, pool.rootWord(0));
+    pool.schemeAllocator().publish(r, pool.rootWord(0));
     return new GroupTable(pool, new GroupCells(r.offset(), n, groupSize), expand);
   }
 

@@ -57,8 +57,8 @@ import java.nio.ByteOrder;
  *       +-------+---------+--------+-------+----------+-------+------------+---------------+
  * </pre>
  *
- * {@code top}, {@code bottom} and {@code k} change together in one allocator publication (a redo
- * step), never one at a time. {@code clean size} is the record count written at a clean close;
+ * {@code top}, {@code bottom} and {@code k} change together in one allocator step (a redo
+ * step of pmhash's allocator, one {@code pmemobj_publish} on an llpl pool), never one at a time. {@code clean size} is the record count written at a clean close;
  * it is trusted only when the pool says the last shutdown was clean.
  */
 public final class LevelLayout {

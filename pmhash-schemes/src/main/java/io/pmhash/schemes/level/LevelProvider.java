@@ -18,6 +18,15 @@ public final class LevelProvider implements SchemeProvider {
   /** For {@link java.util.ServiceLoader}. */
   public LevelProvider() {}
 
+  /**
+   * Its levels and header come from {@link Pool#schemeAllocator()} (PMDK's objects on an llpl
+   * pool); a resize's old level is freed after the epoch grace period its optimistic readers need.
+   */
+  @Override
+  public boolean usesSchemeAllocator() {
+    return true;
+  }
+
   @Override
   public String name() {
     return NAME;

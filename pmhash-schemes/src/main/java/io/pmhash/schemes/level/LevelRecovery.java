@@ -17,6 +17,8 @@ import static io.pmhash.schemes.level.LevelTable.bucket;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
+import io.pmhash.core.alloc.SchemeAllocator;
+import io.pmhash.schemes.internal.Damage;
 import io.pmhash.schemes.level.LevelTable.Levels;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -53,6 +55,13 @@ final class LevelRecovery {
     if (h == 0 || (h & 7) != 0 || h + LevelLayout.TABLE_HEADER.byteSize() > m.byteSize()) {
       throw corrupt("level: root 0 (" + h + ") does not name a table header");
     }
+    SchemeAllocator a = pool.schemeAllocator();
+    if (a != pool.allocator().schemeAllocator() && Damage.outsideBlocks(pool, a, h, LevelLayout.TABLE_HEADER.byteSize())) {
+      // on a backend's allocator (llpl: PMDK) the header is one of its blocks; a level pool made
+      // on llpl before its blocks were PMDK's has its header in pmhash's heap and ends here
+      throw corrupt("level: root 0 (" + h + ") does not name a table header: not a 64-byte aligned block of the pool's"
+          + " backend allocator (a level pool made on llpl before its blocks were PMDK objects is refused; recreate it and reload)");
+    }
     if ((long) LONG.get(m, h + HDR_MAGIC) != MAGIC) {
       throw corrupt("level: bad table magic at " + h);
     }
@@ -72,7 +81,8 @@ final class LevelRecovery {
   }
 
   private static void checkLevel(Pool pool, long level, long bytes, String which) {
-    if (!pool.allocator().owned(level) || pool.allocator().blockSize(level) < bytes) {
+    SchemeAllocator a = pool.schemeAllocator();
+    if (!a.owned(level) || a.blockSize(level) < bytes) {
       throw corrupt("level: the " + which + " level at " + level + " is not an owned block of " + bytes + " bytes");
     }
   }

@@ -17,8 +17,7 @@ import static io.pmhash.schemes.level.LevelTable.bucket;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.schemes.level.LevelTable.Levels;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -37,7 +36,8 @@ import java.util.Arrays;
  *       the old structure that is a legal second copy, which recovery removes if a crash comes
  *       first.
  *   <li>PERSIST: the whole new level is durable.
- *   <li>One allocator publication (a redo step) makes the new level owned, sets the header's
+ *   <li>One allocator step (a redo step; one {@code pmemobj_publish} on an llpl pool, where the old
+ *       level's free is a retire record) makes the new level owned, sets the header's
  *       top, bottom and k together, and frees the old bottom level. The published code stored
  *       the new capacity before the new level existed; here no crash can separate them.
  * </ol>
@@ -71,7 +71,7 @@ final class LevelResize {
       Persistence p = t.persistence;
       int k = l.k();
       int k2 = k + 1;
-      Reservation res = pool.allocator().reserve(topBytes(k2));
+      SchemeAllocator.Reserved res = pool.schemeAllocator().reserve(topBytes(k2));
       MemorySegment m = pool.memory();
       long top2 = res.offset();
       m.asSlice(top2, topBytes(k2)).fill((byte) 0);
@@ -95,7 +95,7 @@ final class LevelResize {
           long live = placeLive(m, p, bucket(l.top(), topIndex(h1, k)), bucket(l.top(), topIndex(h2, k)), key, value);
           if (live < 0) {
             undo(m, p, copies, n);
-            pool.allocator().cancel(res);
+            pool.schemeAllocator().cancel(res);
             throw new IllegalStateException("level hashing cannot place key " + key + " in a resize to k = " + k2);
           }
           if (n == copies.length) {
@@ -107,7 +107,7 @@ final class LevelResize {
       // PERSIST(§3.3 step 3): the new level is durable before anything names it.
       p.persist(top2, topBytes(k2));
       // §3.3 step 4: top, bottom and k change together with the ownership of both levels.
-      try (Publication pub = pool.allocator().begin()) {
+      try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
         pub.publish(res)
             .set(t.header + HDR_TOP, top2)
             .set(t.header + HDR_BOTTOM, l.top())
@@ -118,7 +118,7 @@ final class LevelResize {
       t.levels = new Levels(top2, l.top(), k2);
       t.resizes.incrementAndGet();
       // every stripe is held: no thread can still read the old bottom level
-      pool.allocator().graceQueue().releaseRetired();
+      pool.schemeAllocator().releaseRetired();
     } finally {
       t.unlockAll();
     }
@@ -136,7 +136,7 @@ final class LevelResize {
       Persistence p = t.persistence;
       int k = l.k();
       int k2 = k - 1;
-      Reservation res = pool.allocator().reserve(bottomBytes(k2));
+      SchemeAllocator.Reserved res = pool.schemeAllocator().reserve(bottomBytes(k2));
       MemorySegment m = pool.memory();
       long bottom2 = res.offset();
       m.asSlice(bottom2, bottomBytes(k2)).fill((byte) 0);
@@ -159,7 +159,7 @@ final class LevelResize {
           }
           if (!placePlain(m, bucket(bottom2, topIndex(h1, k2) >>> 1), bucket(bottom2, topIndex(h2, k2) >>> 1), key, value)) {
             // no room: abandon before any token changed; the claimed slots were never published
-            pool.allocator().cancel(res);
+            pool.schemeAllocator().cancel(res);
             return;
           }
         }
@@ -179,7 +179,7 @@ final class LevelResize {
       // PERSIST(shrink step 3): the new bottom level is durable before anything names it.
       p.persist(bottom2, bottomBytes(k2));
       // shrink step 4: one atomic step; the published shrink was not atomic.
-      try (Publication pub = pool.allocator().begin()) {
+      try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
         pub.publish(res)
             .set(t.header + HDR_TOP, l.bottom())
             .set(t.header + HDR_BOTTOM, bottom2)
@@ -189,7 +189,7 @@ final class LevelResize {
       }
       t.levels = new Levels(l.bottom(), bottom2, k2);
       t.shrinks.incrementAndGet();
-      pool.allocator().graceQueue().releaseRetired();
+      pool.schemeAllocator().releaseRetired();
     } finally {
       t.unlockAll();
     }

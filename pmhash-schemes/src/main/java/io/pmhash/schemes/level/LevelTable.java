@@ -21,8 +21,7 @@ import static io.pmhash.schemes.level.LevelLayout.topIndex;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.PersistenceStats;
 import io.pmhash.core.Pool;
-import io.pmhash.core.alloc.Publication;
-import io.pmhash.core.alloc.Reservation;
+import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
@@ -101,9 +100,9 @@ public final class LevelTable implements LongHashTable {
     while (k < MAX_K && slotsAt(k) * 0.85 < capacity) {
       k++;
     }
-    Reservation hdr = pool.allocator().reserve(TABLE_HEADER.byteSize());
-    Reservation top = pool.allocator().reserve(LevelLayout.topBytes(k));
-    Reservation bottom = pool.allocator().reserve(LevelLayout.bottomBytes(k));
+    SchemeAllocator.Reserved hdr = pool.schemeAllocator().reserve(TABLE_HEADER.byteSize());
+    SchemeAllocator.Reserved top = pool.schemeAllocator().reserve(LevelLayout.topBytes(k));
+    SchemeAllocator.Reserved bottom = pool.schemeAllocator().reserve(LevelLayout.bottomBytes(k));
     MemorySegment m = pool.memory();
     Persistence p = pool.persistence();
     m.asSlice(top.offset(), LevelLayout.topBytes(k)).fill((byte) 0);
@@ -119,7 +118,7 @@ public final class LevelTable implements LongHashTable {
     p.flush(top.offset(), LevelLayout.topBytes(k));
     p.flush(bottom.offset(), LevelLayout.bottomBytes(k));
     p.persist(h, TABLE_HEADER.byteSize());
-    try (Publication pub = pool.allocator().begin()) {
+    try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.publish(top).publish(bottom).publish(hdr, pool.rootWord(0));
       pub.commit();
     }

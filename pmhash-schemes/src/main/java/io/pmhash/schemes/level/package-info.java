@@ -44,7 +44,7 @@
  *       original retracted second, and recovery removes the duplicate a crash between them
  *       leaves. Lookups tolerate it meanwhile (both copies hold the same value).
  *   <li>Resize and shrink publish top, bottom and k, the new level's ownership and the old
- *       level's release in one allocator redo step, after the new level is durable (the
+ *       level's release in one allocator step (a redo step; one {@code pmemobj_publish} on llpl), after the new level is durable (the
  *       published code stored the new capacity before the level existed; its shrink was not
  *       atomic).
  *   <li>Tokens are bits of one 8-byte word; empty slots need no reserved key, so every key is

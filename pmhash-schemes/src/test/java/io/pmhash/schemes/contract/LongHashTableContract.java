@@ -49,7 +49,8 @@ public abstract class LongHashTableContract {
 
   /**
    * The scheme's structural invariants (no duplicate keys, counts equal a scan, metadata
-   * consistent, ...). The default checks that {@code size()} equals a scan.
+   * consistent, ...). The default checks that {@code size()} equals a scan and, on the llpl
+   * backend, that the table's blocks are PMDK's ({@link PmdkBlocks#require}).
    *
    * @param table a quiescent table
    */
@@ -57,6 +58,9 @@ public abstract class LongHashTableContract {
     long[] n = new long[1];
     table.forEach((k, v) -> n[0]++);
     assertEquals(n[0], table.size(), "size() equals a scan");
+    if ("llpl".equals(backend())) {
+      PmdkBlocks.require(table, options().scheme());
+    }
   }
 
   /**

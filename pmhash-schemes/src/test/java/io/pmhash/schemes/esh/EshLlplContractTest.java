@@ -1,8 +1,5 @@
 package io.pmhash.schemes.esh;
 
-import io.pmhash.map.LongHashTable;
-import io.pmhash.schemes.contract.PmdkBlocks;
-
 /**
  * The contract of {@link EshContractTest} (options and invariants included) on the llpl backend:
  * the table in a pmhash pool hosted in a PMDK pool file (docs/llpl.md), its header, directory
@@ -12,11 +9,5 @@ class EshLlplContractTest extends EshContractTest {
   @Override
   protected String backend() {
     return "llpl";
-  }
-
-  @Override
-  protected void checkInvariants(LongHashTable table) {
-    super.checkInvariants(table);
-    PmdkBlocks.require(table, EshProvider.NAME);
   }
 }
