@@ -102,7 +102,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
   /** PMDK's whole mapping, for reading the retire lists. */
   private final MemorySegment memory;
   /** block → its object; null until {@link #recover} or the first query. Guarded by this. */
-  private Map<Long, Obj> index;
+  private BlockIndex index;
   /** Blocks allocated in a running transaction → their object's start. Guarded by this. */
   private final Map<Long, Long> inTx = new HashMap<>();
   /** Retired blocks waiting for their grace period → object and slot. Guarded by this. */
@@ -150,7 +150,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
   @Override
   public void txFree(long block) {
     PmdkTransactions.requireWork("free in");
-    long start = requireOwned(block).start;
+    long start = requireOwned(block);
     int r;
     try (Arena a = Arena.ofConfined()) {
       r = (int) Pmemobj.TX_XFREE.invokeExact(oidOf(a, start), NO_ABORT);
@@ -170,7 +170,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
     for (int i = 0; i < allocs; i++) {
       Long start = inTx.remove(allocated[i]);
       if (committed && index != null) {
-        index.put(allocated[i], obj(allocated[i], start));
+        index.put(allocated[i], start, usableSize(allocated[i], start));
       }
     }
     if (committed && index != null) { // an abort changed nothing; an index not built yet is built from PMDK's state
@@ -272,16 +272,16 @@ final class PmdkAllocation implements PoolBackend.Allocation {
 
   @Override
   public synchronized boolean owned(long block) {
-    return index().containsKey(block);
+    return index().contains(block);
   }
 
   @Override
   public synchronized long blockSize(long block) {
-    Obj o = index().get(block);
-    if (o == null) {
+    long size = index().size(block);
+    if (size < 0) {
       throw new IllegalArgumentException("offset " + block + " is not a block PMDK allocated for pmhash in " + path);
     }
-    return o.size;
+    return size;
   }
 
   @Override
@@ -297,9 +297,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
    */
   Map<Long, Long> walk() {
     Map<Long, Long> found = new HashMap<>();
-    for (Map.Entry<Long, Obj> e : walkObjects(null).entrySet()) {
-      found.put(e.getKey(), e.getValue().size);
-    }
+    walkObjects(null).forEach((block, start, size) -> found.put(block, size));
     return found;
   }
 
@@ -332,28 +330,35 @@ final class PmdkAllocation implements PoolBackend.Allocation {
 
   /** @return the object start of a block's object (for tests) */
   synchronized long objectOf(long block) {
-    return requireOwned(block).start;
+    return requireOwned(block);
   }
 
   /**
    * Walks PMDK's heap: every object of {@link #TYPE_NUM} by block, and (if {@code lists} is
    * given) the start of every retire list.
    */
-  private Map<Long, Obj> walkObjects(List<Long> lists) {
-    Map<Long, Obj> found = new HashMap<>();
+  private BlockIndex walkObjects(List<Long> lists) {
+    BlockIndex found = new BlockIndex();
     try (Arena a = Arena.ofConfined()) {
-      MemorySegment oid = (MemorySegment) Pmemobj.FIRST.invokeExact((SegmentAllocator) a, pop);
+      // two PMEMoid buffers, each recycled for every other call, so that the walk allocates
+      // nothing per object (one call's result is the next call's argument)
+      SegmentAllocator even = SegmentAllocator.prefixAllocator(a.allocate(Pmemobj.OID));
+      SegmentAllocator odd = SegmentAllocator.prefixAllocator(a.allocate(Pmemobj.OID));
+      boolean flip = false;
+      MemorySegment oid = (MemorySegment) Pmemobj.FIRST.invokeExact(even, pop);
       while (off(oid) != 0) {
         long type = (long) Pmemobj.TYPE_NUM.invokeExact(oid);
         long start = off(oid);
         if (type == TYPE_NUM) {
           long usable = (long) Pmemobj.USABLE_SIZE.invokeExact(oid);
           long block = align(start);
-          found.put(block, new Obj(start, usable - (block - start)));
+          found.put(block, start, usable - (block - start));
         } else if (type == RETIRE_TYPE && lists != null) {
           lists.add(start);
         }
-        oid = (MemorySegment) Pmemobj.NEXT.invokeExact((SegmentAllocator) a, oid);
+        flip = !flip;
+        SegmentAllocator result = flip ? odd : even;
+        oid = (MemorySegment) Pmemobj.NEXT.invokeExact(result, oid);
       }
     } catch (RuntimeException | Error e) {
       throw e;
@@ -363,7 +368,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
     return found;
   }
 
-  private Map<Long, Obj> index() {
+  private BlockIndex index() {
     if (index == null) {
       try {
         load(false); // a pool just created: recover() runs at every open
@@ -381,11 +386,8 @@ final class PmdkAllocation implements PoolBackend.Allocation {
    */
   private void load(boolean free) throws CorruptPoolException {
     List<Long> lists = new ArrayList<>();
-    Map<Long, Obj> objects = walkObjects(lists);
-    Map<Long, Long> byStart = new HashMap<>();
-    for (Map.Entry<Long, Obj> e : objects.entrySet()) {
-      byStart.put(e.getValue().start, e.getKey());
-    }
+    BlockIndex objects = walkObjects(lists);
+    Map<Long, Long> byStart = null; // built at the first record found: most opens find none
     List<Long> slots = new ArrayList<>();
     List<Long> starts = new ArrayList<>();
     freeSlotCount = 0;
@@ -396,6 +398,11 @@ final class PmdkAllocation implements PoolBackend.Allocation {
         if (start == 0) {
           addFreeSlot(slot);
           continue;
+        }
+        if (byStart == null) {
+          Map<Long, Long> byObject = new HashMap<>();
+          objects.forEach((b, st, size) -> byObject.put(st, b));
+          byStart = byObject;
         }
         Long block = byStart.get(start);
         if (block == null) {
@@ -513,30 +520,32 @@ final class PmdkAllocation implements PoolBackend.Allocation {
     }
   }
 
-  private synchronized Obj requireOwned(long block) {
-    Obj o = index().get(block);
-    if (o == null) {
+  /** @return the object start of {@code block}, an owned block */
+  private synchronized long requireOwned(long block) {
+    long start = index().start(block);
+    if (start < 0) {
       throw new IllegalArgumentException("block " + block + " is not a block PMDK allocated for pmhash in " + path
           + ": it cannot be freed");
     }
-    return o;
+    return start;
   }
 
   private synchronized void published(List<PmdkReserved> rs, List<Long> freed, List<Long> slots) {
-    Map<Long, Obj> idx = index();
+    BlockIndex idx = index();
     for (int i = 0; i < freed.size(); i++) {
-      Obj o = idx.remove(freed.get(i));
-      retired.put(freed.get(i), new Retired(o.start, slots.get(i)));
+      long block = freed.get(i);
+      retired.put(block, new Retired(idx.start(block), slots.get(i)));
+      idx.remove(block);
     }
     for (PmdkReserved r : rs) {
-      idx.put(r.offset(), obj(r.offset(), r.start));
+      idx.put(r.offset(), r.start, usableSize(r.offset(), r.start));
     }
   }
 
-  /** The object of a block just allocated: its start, and its usable size from the block. */
-  private Obj obj(long block, long start) {
+  /** @return the usable size of a block just allocated, from its object's start */
+  private long usableSize(long block, long start) {
     try (Arena a = Arena.ofConfined()) {
-      return new Obj(start, (long) Pmemobj.USABLE_SIZE.invokeExact(oidOf(a, start)) - (block - start));
+      return (long) Pmemobj.USABLE_SIZE.invokeExact(oidOf(a, start)) - (block - start);
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {
@@ -574,14 +583,12 @@ final class PmdkAllocation implements PoolBackend.Allocation {
    * scheme).
    */
   private PoolFullException full(String what, long size, int err, String state) {
-    long held = 0;
+    long held;
     int objects;
     int waiting;
     synchronized (this) {
-      Map<Long, Obj> idx = index();
-      for (Obj o : idx.values()) {
-        held += o.size;
-      }
+      BlockIndex idx = index();
+      held = idx.totalSize();
       objects = idx.size();
       waiting = retired.size();
     }
@@ -602,8 +609,6 @@ final class PmdkAllocation implements PoolBackend.Allocation {
     }
   }
 
-  /** A block's PMDK object: where it starts ({@code PMEMoid.off}), and the block's usable size. */
-  private record Obj(long start, long size) {}
 
   /** A retired block's object and the retire slot that names it. */
   private record Retired(long start, long slot) {}
@@ -678,7 +683,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
     @Override
     public Step deferFree(long block) {
       checkOpen();
-      long start = requireOwned(block).start;
+      long start = requireOwned(block);
       if (freed.contains(block)) {
         throw new IllegalArgumentException("block " + block + " is freed twice in one step");
       }
