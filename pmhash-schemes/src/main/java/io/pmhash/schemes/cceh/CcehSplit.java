@@ -165,7 +165,7 @@ final class CcehSplit {
 
   /** Doubles the directory ({@link ExtendibleDirectory#doubleInto}); the caller holds the directory lock. */
   void doubleDirectory() {
-    ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.header + HDR_DIRECTORY, CcehProvider.NAME);
+    ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.route, CcehProvider.NAME);
     table.doublings.incrementAndGet();
   }
 }

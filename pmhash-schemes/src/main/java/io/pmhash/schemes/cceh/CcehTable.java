@@ -12,6 +12,7 @@ import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
 import io.pmhash.map.TableStats;
 import io.pmhash.schemes.internal.Damage;
+import io.pmhash.schemes.internal.DirectoryRoute;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,6 +50,8 @@ public final class CcehTable implements LongHashTable {
   final CcehSplit split;
   final long header;
   final ReentrantLock directoryLock = new ReentrantLock();
+  /** The DRAM route to the directory ({@link DirectoryRoute}); changed only under {@link #directoryLock}. */
+  final DirectoryRoute route;
   final LongAdder size = new LongAdder();
   final AtomicLong segmentCount = new AtomicLong();
   final AtomicLong splits = new AtomicLong();
@@ -61,6 +64,7 @@ public final class CcehTable implements LongHashTable {
     this.persistence = pool.persistence();
     this.epochs = pool.epochs();
     this.header = header;
+    this.route = new DirectoryRoute(pool.memory(), header + HDR_DIRECTORY);
     this.segments = new CcehSegment(persistence);
     this.split = new CcehSplit(this);
     this.recovered = new CcehRecovery(this).run(recover);
@@ -187,7 +191,7 @@ public final class CcehTable implements LongHashTable {
   // ---------------------------------------------------------------- routing
 
   long directory(MemorySegment m) {
-    return (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    return route.directory(m);
   }
 
   int globalDepth(MemorySegment m) {
@@ -196,7 +200,8 @@ public final class CcehTable implements LongHashTable {
 
   /** The segment the directory names for {@code h}, or -1 when the mapping must be read again. */
   private long locate(MemorySegment m, long h) {
-    return ExtendibleDirectory.segmentFor(m, directory(m), h, SEGMENT_BYTES);
+    long r = route.get(); // 0 while a doubling is in flight: then the header's word
+    return r != 0 ? DirectoryRoute.segmentFor(m, r, h, SEGMENT_BYTES) : ExtendibleDirectory.segmentFor(m, directory(m), h, SEGMENT_BYTES);
   }
 
   // ---------------------------------------------------------------- reads

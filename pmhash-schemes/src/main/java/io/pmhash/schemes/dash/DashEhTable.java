@@ -15,6 +15,7 @@ import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
 import io.pmhash.map.TableStats;
 import io.pmhash.schemes.internal.Damage;
+import io.pmhash.schemes.internal.DirectoryRoute;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,6 +62,8 @@ public final class DashEhTable implements LongHashTable {
   /** Normal buckets per segment (the table header's count; {@link DashLayout#NORMAL_BUCKETS} by default). */
   final int normal;
   final ReentrantLock directoryLock = new ReentrantLock();
+  /** The DRAM route to the directory; changed only under {@link #directoryLock}. */
+  final DirectoryRoute route;
   /**
    * Segments whose local depth equals the global depth, or -1 when unknown (after open, after
    * a halving): a halving is possible only at 0. Guarded by {@link #directoryLock}; every
@@ -85,6 +88,7 @@ public final class DashEhTable implements LongHashTable {
     this.split = new DashSplit(this);
     this.recovery = new DashRecovery(this);
     this.merge = new DashMerge(this);
+    this.route = new DirectoryRoute(pool.memory(), header + HDR_DIRECTORY);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -375,15 +379,17 @@ public final class DashEhTable implements LongHashTable {
 
   /**
    * The segment covering {@code h}, recovered (§4.8) and reached through side links where the
-   * directory is stale; -1 when the pool grew and {@code m} must be read again.
+   * directory is stale; -1 when the pool grew and {@code m} must be read again. The directory is
+   * the one {@link #route} names, or the header's while a doubling or halving is in flight.
    */
   long locate(MemorySegment m, long h) {
     long limit = m.byteSize();
-    long dir = (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    long r = route.get(); // 0 while a doubling or halving is in flight: then the header's word
+    long dir = r != 0 ? DirectoryRoute.directoryOf(r) : route.directory(m);
     if (dir + DIR_ENTRIES > limit) {
       return -1;
     }
-    int g = (int) INT.get(m, dir + DIR_DEPTH);
+    int g = r != 0 ? DirectoryRoute.depthOf(r) : (int) INT.get(m, dir + DIR_DEPTH);
     long e = dir + DIR_ENTRIES + 8 * prefix(h, g);
     if (e + 8 > limit) {
       return -1;
@@ -423,7 +429,11 @@ public final class DashEhTable implements LongHashTable {
    */
   private long directSegment(MemorySegment m, long h) {
     // -1 also for a damaged (negative) entry: locate then meets it and reports it as before
-    long seg = ExtendibleDirectory.segmentFor(m, (long) LONG.getAcquire(m, header + HDR_DIRECTORY), h, segments.bytes);
+    long r = route.get();
+    if (r == 0) {
+      return -1; // a doubling or halving is in flight: route through the header
+    }
+    long seg = DirectoryRoute.segmentFor(m, r, h, segments.bytes);
     return seg < 0 || (long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion ? -1 : seg;
   }
 

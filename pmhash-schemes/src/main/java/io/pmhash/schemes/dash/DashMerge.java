@@ -226,10 +226,13 @@ final class DashMerge {
       LONG.set(m, n + DIR_ENTRIES + 8 * i, (long) LONG.get(m, old + DIR_ENTRIES + 16 * i));
     }
     p.flush(n, bytes);
+    table.route.changing(); // before the step frees the current directory (DirectoryRoute)
     try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.publish(r, table.header + HDR_DIRECTORY).deferFree(old);
       // PERSIST(§4.7 halving): the new directory is filled and durable before the step that publishes it commits
       pub.commit();
+    } finally {
+      table.route.published(pool.memory());
     }
     table.halvings.incrementAndGet();
     table.segmentsAtGlobalDepth = -1;

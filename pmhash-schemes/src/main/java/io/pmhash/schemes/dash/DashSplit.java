@@ -162,7 +162,7 @@ final class DashSplit {
 
   /** Doubles the directory ({@link ExtendibleDirectory#doubleInto}); the caller holds the directory lock. */
   void doubleDirectory() {
-    ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.header + HDR_DIRECTORY, DashEhProvider.NAME);
+    ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.route, DashEhProvider.NAME);
     table.doublings.incrementAndGet();
   }
 

@@ -82,7 +82,7 @@ final class EshSplit {
       try {
         // step 2: the global depth is durably at least d + 1 before the split shows anywhere
         if (table.globalDepth() == d) {
-          ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.header + HDR_DIRECTORY, EshProvider.NAME);
+          ExtendibleDirectory.doubleInto(pool, pool.schemeAllocator(), table.route, EshProvider.NAME);
           table.doublings.incrementAndGet();
         }
         // step 3: N owned and recorded as S's split child, atomically

@@ -14,6 +14,7 @@ import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
 import io.pmhash.map.TableStats;
 import io.pmhash.schemes.internal.Damage;
+import io.pmhash.schemes.internal.DirectoryRoute;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,6 +52,8 @@ public final class EshTable implements LongHashTable {
   /** The low 32 bits of {@link #globalVersion}: a bucket whose state differs is unrecovered. */
   final int stateTag;
   final ReentrantLock directoryLock = new ReentrantLock();
+  /** The DRAM route to the directory ({@link DirectoryRoute}); changed only under {@link #directoryLock}. */
+  final DirectoryRoute route;
   final AtomicLong splits = new AtomicLong();
   final AtomicLong doublings = new AtomicLong();
   final AtomicLong recoveredSegments = new AtomicLong();
@@ -60,6 +63,7 @@ public final class EshTable implements LongHashTable {
     this.persistence = pool.persistence();
     this.epochs = pool.epochs();
     this.header = header;
+    this.route = new DirectoryRoute(pool.memory(), header + HDR_DIRECTORY);
     this.globalVersion = globalVersion;
     this.stateTag = (int) globalVersion;
     this.segments = new EshSegment(persistence, pairsOf(bucketBytes), buckets);
@@ -243,7 +247,7 @@ public final class EshTable implements LongHashTable {
   // ---------------------------------------------------------------- routing
 
   long directory(MemorySegment m) {
-    return (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
+    return route.directory(m);
   }
 
   int globalDepth() {
@@ -253,7 +257,8 @@ public final class EshTable implements LongHashTable {
 
   /** The segment the directory names for {@code h}, or -1 when the mapping must be read again. */
   private long locate(MemorySegment m, long h) {
-    return ExtendibleDirectory.segmentFor(m, directory(m), h, segments.bytes);
+    long r = route.get(); // 0 while a doubling is in flight: then the header's word
+    return r != 0 ? DirectoryRoute.segmentFor(m, r, h, segments.bytes) : ExtendibleDirectory.segmentFor(m, directory(m), h, segments.bytes);
   }
 
   private static boolean covers(long shape, long h) {

@@ -100,7 +100,8 @@ public final class ExtendibleDirectory {
    * acquire (it publishes the segment), when the directory, the entry and a segment of {@code
    * segmentBytes} at the offset read all lie in {@code m}; -1 otherwise (the pool grew after the
    * caller read its mapping, or a damaged offset: the caller reads the mapping again or reports).
-   * The routing step every extendible scheme's read and write starts with; small enough to inline.
+   * The schemes route through {@link DirectoryRoute#segmentFor} and come here while a doubling or
+   * halving is in flight; small enough to inline.
    *
    * @param m the mapping
    * @param dir the directory's offset (read with acquire from the table header)
@@ -251,58 +252,52 @@ public final class ExtendibleDirectory {
   }
 
   /**
-   * Doubles the directory named by {@code directoryWord} (CCEH §3.4 Fig. 6; Dash §4.7): entry i of
-   * the old directory becomes entries 2i and 2i + 1 of the new one. The caller holds its table's
-   * directory lock.
-   *
-   * @param pool the pool
-   * @param directoryWord pool offset of the word naming the current directory
-   * @param scheme the scheme's name, for messages
-   * @return the new directory's offset
-   * @throws IllegalStateException at {@link #MAX_DEPTH}
-   */
-  public static long doubleInto(Pool pool, long directoryWord, String scheme) {
-    return doubleInto(pool, pool.allocator().schemeAllocator(), directoryWord, scheme);
-  }
-
-  /**
-   * {@link #doubleInto(Pool, long, String)} for a scheme whose directory comes from {@code
-   * allocator} ({@link Pool#schemeAllocator()}): the same step through it.
+   * Doubles the directory the route's table header word names (CCEH §3.4 Fig. 6; Dash §4.7):
+   * entry i of the old directory becomes entries 2i and 2i + 1 of the new one, published and the
+   * old one freed by one step of {@code allocator} ({@link Pool#schemeAllocator()}). The route is
+   * cleared before that step and set from the header after it, also when it fails ({@link
+   * DirectoryRoute}). The caller holds its table's directory lock.
    *
    * @param pool the pool
    * @param allocator the allocator the scheme's blocks come from
-   * @param directoryWord pool offset of the word naming the current directory
+   * @param route the table's route, naming the table header's directory word
    * @param scheme the scheme's name, for messages
    * @return the new directory's offset
    * @throws IllegalStateException at {@link #MAX_DEPTH}
    */
-  public static long doubleInto(Pool pool, SchemeAllocator allocator, long directoryWord, String scheme) {
-    MemorySegment m = pool.memory();
-    long old = (long) LONG.getAcquire(m, directoryWord);
-    int g = depth(m, old);
-    if (g >= MAX_DEPTH) {
-      throw new IllegalStateException(scheme + ": the directory is at its maximum depth " + g);
+  public static long doubleInto(Pool pool, SchemeAllocator allocator, DirectoryRoute route, String scheme) {
+    route.changing(); // before the step frees the current directory
+    try {
+      MemorySegment m = pool.memory();
+      long old = (long) LONG.getAcquire(m, route.directoryWord());
+      int g = depth(m, old);
+      if (g >= MAX_DEPTH) {
+        throw new IllegalStateException(scheme + ": the directory is at its maximum depth " + g);
+      }
+      long bytes = bytes(g + 1);
+      SchemeAllocator.Reserved r = allocator.reserve(bytes);
+      m = pool.memory();
+      long n = r.offset();
+      m.asSlice(n, ENTRIES).fill((byte) 0);
+      INT.set(m, n + DEPTH, g + 1);
+      long entries = 1L << g;
+      for (long i = 0; i < entries; i++) {
+        long e = (long) LONG.get(m, old + ENTRIES + 8 * i);
+        LONG.set(m, n + ENTRIES + 16 * i, e);
+        LONG.set(m, n + ENTRIES + 16 * i + 8, e);
+      }
+      pool.persistence().flush(n, bytes);
+      try (SchemeAllocator.Step pub = allocator.begin()) {
+        pub.publish(r, route.directoryWord()).deferFree(old);
+        // PERSIST(doubling): the new directory is filled and durable before the step that publishes it (and frees the old one) commits; no thread sees it before
+        pub.commit();
+      }
+      return n;
+    } finally {
+      route.published(pool.memory());
     }
-    long bytes = bytes(g + 1);
-    SchemeAllocator.Reserved r = allocator.reserve(bytes);
-    m = pool.memory();
-    long n = r.offset();
-    m.asSlice(n, ENTRIES).fill((byte) 0);
-    INT.set(m, n + DEPTH, g + 1);
-    long entries = 1L << g;
-    for (long i = 0; i < entries; i++) {
-      long e = (long) LONG.get(m, old + ENTRIES + 8 * i);
-      LONG.set(m, n + ENTRIES + 16 * i, e);
-      LONG.set(m, n + ENTRIES + 16 * i + 8, e);
-    }
-    pool.persistence().flush(n, bytes);
-    try (SchemeAllocator.Step pub = allocator.begin()) {
-      pub.publish(r, directoryWord).deferFree(old);
-      // PERSIST(doubling): the new directory is filled and durable before the step that publishes it (and frees the old one) commits; no thread sees it before
-      pub.commit();
-    }
-    return n;
   }
+
 
   /**
    * The directory part of a split: every entry of the hash range {@code (depth, pattern)} that

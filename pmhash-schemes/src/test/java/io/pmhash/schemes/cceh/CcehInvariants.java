@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pmhash.core.Pool;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.schemes.contract.PmdkBlocks;
+import io.pmhash.schemes.contract.Routes;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.Set;
@@ -39,6 +40,7 @@ final class CcehInvariants {
   /** Everything on a quiescent, recovered table. */
   static void check(Pool pool, CcehTable t, String at) {
     checkRouting(pool, at);
+    Routes.assertPublished(pool, t.route, at);
     MemorySegment m = pool.memory();
     Set<Long> keys = new HashSet<>();
     long records = 0;

@@ -8,6 +8,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.schemes.contract.PmdkBlocks;
+import io.pmhash.schemes.contract.Routes;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
@@ -40,6 +41,7 @@ final class EshInvariants {
   /** Everything on a quiescent, recovered table: metadata exact, no duplicates, no leak. */
   static void check(Pool pool, EshTable t, String at) {
     checkRouting(pool, at);
+    Routes.assertPublished(pool, t.route, at);
     MemorySegment m = pool.memory();
     EshSegment s = t.segments;
     Set<Long> keys = new HashSet<>();
