@@ -64,10 +64,11 @@ public final class CcehTable implements LongHashTable {
     this.persistence = pool.persistence();
     this.epochs = pool.epochs();
     this.header = header;
-    this.route = new DirectoryRoute(pool.memory(), header + HDR_DIRECTORY);
     this.segments = new CcehSegment(persistence);
     this.split = new CcehSplit(this);
     this.recovered = new CcehRecovery(this).run(recover);
+    // after the recovery's read-only checks of the directory (a damaged word is refused there, typed)
+    this.route = new DirectoryRoute(pool.memory(), header + HDR_DIRECTORY);
     size.add(recovered.records());
     segmentCount.set(recovered.segments());
   }
@@ -191,7 +192,7 @@ public final class CcehTable implements LongHashTable {
   // ---------------------------------------------------------------- routing
 
   long directory(MemorySegment m) {
-    return route.directory(m);
+    return (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
   }
 
   int globalDepth(MemorySegment m) {

@@ -33,7 +33,8 @@ public final class DirectoryRoute {
 
   /**
    * @param m the mapping
-   * @param directoryWord pool offset of the table header's word naming the directory
+   * @param directoryWord pool offset of the table header's word naming the directory, already
+   *     checked by the scheme's open (the word and the directory's depth are read here)
    */
   public DirectoryRoute(MemorySegment m, long directoryWord) {
     this.directoryWord = directoryWord;
