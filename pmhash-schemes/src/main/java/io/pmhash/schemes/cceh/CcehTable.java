@@ -201,8 +201,7 @@ public final class CcehTable implements LongHashTable {
 
   /** The segment the directory names for {@code h}, or -1 when the mapping must be read again. */
   private long locate(MemorySegment m, long h) {
-    long r = route.get(); // 0 while a doubling is in flight: then the header's word
-    return r != 0 ? DirectoryRoute.segmentFor(m, r, h, SEGMENT_BYTES) : ExtendibleDirectory.segmentFor(m, directory(m), h, SEGMENT_BYTES);
+    return route.segmentFor(m, h, SEGMENT_BYTES);
   }
 
   // ---------------------------------------------------------------- reads

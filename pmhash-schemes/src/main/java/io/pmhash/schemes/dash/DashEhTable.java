@@ -429,11 +429,7 @@ public final class DashEhTable implements LongHashTable {
    */
   private long directSegment(MemorySegment m, long h) {
     // -1 also for a damaged (negative) entry: locate then meets it and reports it as before
-    long r = route.get();
-    if (r == 0) {
-      return -1; // a doubling or halving is in flight: route through the header
-    }
-    long seg = DirectoryRoute.segmentFor(m, r, h, segments.bytes);
+    long seg = route.segmentFor(m, h, segments.bytes);
     return seg < 0 || (long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion ? -1 : seg;
   }
 

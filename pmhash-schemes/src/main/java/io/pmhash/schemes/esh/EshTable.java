@@ -247,7 +247,7 @@ public final class EshTable implements LongHashTable {
   // ---------------------------------------------------------------- routing
 
   long directory(MemorySegment m) {
-    return route.directory(m);
+    return (long) LONG.getAcquire(m, header + HDR_DIRECTORY);
   }
 
   int globalDepth() {
@@ -257,8 +257,7 @@ public final class EshTable implements LongHashTable {
 
   /** The segment the directory names for {@code h}, or -1 when the mapping must be read again. */
   private long locate(MemorySegment m, long h) {
-    long r = route.get(); // 0 while a doubling is in flight: then the header's word
-    return r != 0 ? DirectoryRoute.segmentFor(m, r, h, segments.bytes) : ExtendibleDirectory.segmentFor(m, directory(m), h, segments.bytes);
+    return route.segmentFor(m, h, segments.bytes);
   }
 
   private static boolean covers(long shape, long h) {

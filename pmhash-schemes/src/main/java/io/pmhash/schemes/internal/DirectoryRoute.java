@@ -1,9 +1,7 @@
 package io.pmhash.schemes.internal;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 
 /**
  * An extendible table's route to its directory, kept in DRAM: the published directory's offset
@@ -25,8 +23,7 @@ import java.nio.ByteOrder;
  * reads 0 uses the header's word ({@link #directory}).
  */
 public final class DirectoryRoute {
-  private static final VarHandle LONG =
-      ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle().withInvokeExactBehavior();
+  private static final VarHandle LONG = ExtendibleDirectory.LONG;
 
   private final long directoryWord;
   private volatile long route;
@@ -95,20 +92,24 @@ public final class DirectoryRoute {
   }
 
   /**
-   * {@link ExtendibleDirectory#segmentFor} through a route: the entry of {@code h} in the route's
-   * directory, read with acquire, when the entry and a segment of {@code segmentBytes} at the
-   * offset read lie in {@code m}; -1 otherwise (the pool grew after the caller read its mapping,
-   * or a damaged offset). Small enough to inline into a read.
+   * {@link ExtendibleDirectory#segmentFor} through this route: the entry of {@code h} in the
+   * route's directory, read with acquire, when the entry and a segment of {@code segmentBytes} at
+   * the offset read lie in {@code m}; -1 otherwise (the pool grew after the caller read its
+   * mapping, or a damaged offset). While the route is 0, the same through the header's word.
+   * Small enough to inline into a read.
    *
    * @param m the mapping
-   * @param route a non-zero route read inside the caller's epoch section
    * @param h the hash
    * @param segmentBytes the size of a segment
    * @return the segment's offset, or -1
    */
-  public static long segmentFor(MemorySegment m, long route, long h, long segmentBytes) {
+  public long segmentFor(MemorySegment m, long h, long segmentBytes) {
+    long r = route; // read inside the caller's epoch section
+    if (r == 0) {
+      return ExtendibleDirectory.segmentFor(m, directory(m), h, segmentBytes);
+    }
     long limit = m.byteSize();
-    long e = ExtendibleDirectory.entry(m, directoryOf(route), ExtendibleDirectory.prefix(h, depthOf(route)));
+    long e = ExtendibleDirectory.entry(m, directoryOf(r), ExtendibleDirectory.prefix(h, depthOf(r)));
     if (e + 8 > limit) {
       return -1;
     }

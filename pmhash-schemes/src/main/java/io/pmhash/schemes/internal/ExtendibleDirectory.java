@@ -37,7 +37,8 @@ public final class ExtendibleDirectory {
   private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle INT = U32.varHandle().withInvokeExactBehavior();
-  private static final VarHandle LONG = U64.varHandle().withInvokeExactBehavior();
+  /** u64 at (segment, offset); shared with {@link DirectoryRoute}. */
+  static final VarHandle LONG = U64.varHandle().withInvokeExactBehavior();
 
   /** The directory header; entries follow at {@link #ENTRIES}. */
   public static final StructLayout HEADER =
@@ -100,8 +101,8 @@ public final class ExtendibleDirectory {
    * acquire (it publishes the segment), when the directory, the entry and a segment of {@code
    * segmentBytes} at the offset read all lie in {@code m}; -1 otherwise (the pool grew after the
    * caller read its mapping, or a damaged offset: the caller reads the mapping again or reports).
-   * The schemes route through {@link DirectoryRoute#segmentFor} and come here while a doubling or
-   * halving is in flight; small enough to inline.
+   * The schemes route through {@link DirectoryRoute#segmentFor}, which comes here while a doubling
+   * or halving is in flight; small enough to inline.
    *
    * @param m the mapping
    * @param dir the directory's offset (read with acquire from the table header)
@@ -269,7 +270,7 @@ public final class ExtendibleDirectory {
     route.changing(); // before the step frees the current directory
     try {
       MemorySegment m = pool.memory();
-      long old = (long) LONG.getAcquire(m, route.directoryWord());
+      long old = route.directory(m);
       int g = depth(m, old);
       if (g >= MAX_DEPTH) {
         throw new IllegalStateException(scheme + ": the directory is at its maximum depth " + g);
