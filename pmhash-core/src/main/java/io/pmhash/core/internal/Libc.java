@@ -11,11 +11,13 @@ import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 
 /**
- * The two libc calls pmhash needs that the JDK does not offer: an anonymous {@code mmap}
+ * The libc calls pmhash needs that the JDK does not offer: an anonymous {@code mmap}
  * reservation for {@link io.pmhash.core.Durability#VOLATILE} pools, so that they can grow in
- * place, and its {@code munmap}. Linux only; elsewhere {@link #available()} is false.
+ * place, and its {@code munmap}; and {@code madvise(MADV_HUGEPAGE)} for the large DRAM arrays
+ * schemes keep beside a pool ({@link io.pmhash.core.alloc.DramArrays}). Linux only; elsewhere {@link #available()} is
+ * false.
  */
-@SuppressWarnings("restricted") // binds libc mmap/munmap with their exact C signatures
+@SuppressWarnings("restricted") // binds libc mmap/munmap/madvise with their exact C signatures
 public final class Libc {
   private Libc() {}
 
@@ -23,13 +25,16 @@ public final class Libc {
   private static final int MAP_PRIVATE = 0x02;
   private static final int MAP_ANONYMOUS = 0x20;
   private static final int MAP_NORESERVE = 0x4000;
+  private static final int MADV_HUGEPAGE = 14;
 
   private static final MethodHandle MMAP;
   private static final MethodHandle MUNMAP;
+  private static final MethodHandle MADVISE;
 
   static {
     MethodHandle mmap = null;
     MethodHandle munmap = null;
+    MethodHandle madvise = null;
     if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
       Linker linker = Linker.nativeLinker();
       var libc = linker.defaultLookup();
@@ -39,9 +44,13 @@ public final class Libc {
       munmap = libc.find("munmap")
           .map(s -> linker.downcallHandle(s, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG)))
           .orElse(null);
+      madvise = libc.find("madvise")
+          .map(s -> linker.downcallHandle(s, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT)))
+          .orElse(null);
     }
     MMAP = munmap == null ? null : mmap;
     MUNMAP = mmap == null ? null : munmap;
+    MADVISE = MMAP == null ? null : madvise;
   }
 
   /** @return true when anonymous reservations can be made */
@@ -88,6 +97,25 @@ public final class Libc {
       throw e;
     } catch (Throwable t) {
       throw new IllegalStateException("munmap failed", t);
+    }
+  }
+
+  /**
+   * Advises the kernel to back a range of an anonymous mapping with transparent huge pages
+   * ({@code madvise(MADV_HUGEPAGE)}); a hint, to be given before the range is touched.
+   *
+   * @param address the range's start, 2 MiB aligned for the advice to take effect
+   * @param bytes the range's size
+   * @return true if the kernel accepted the advice (it may still use small pages)
+   */
+  public static boolean adviseHugePages(long address, long bytes) {
+    if (MADVISE == null) {
+      return false;
+    }
+    try {
+      return (int) MADVISE.invokeExact(MemorySegment.ofAddress(address), bytes, MADV_HUGEPAGE) == 0;
+    } catch (Throwable t) {
+      return false;
     }
   }
 }

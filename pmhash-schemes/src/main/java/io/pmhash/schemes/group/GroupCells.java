@@ -5,10 +5,10 @@ import static io.pmhash.schemes.group.GroupLayout.CELL_VALUE;
 import static io.pmhash.schemes.group.GroupLayout.LONG;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.core.alloc.DramArrays;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.ByteMatch;
 import io.pmhash.core.hash.Hashing;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -57,18 +57,66 @@ import java.lang.invoke.VarHandle;
  * cell's key ({@code GroupInvariants} checks it after every test). Optimistic readers may see a
  * writer's fingerprint before or after its pair; their version validation fails whenever a
  * writer held the lock meanwhile, so they retry, as they do for the pairs.
+ *
+ * <h2>DRAM overflow and free-cell hints (an extension of the paper)</h2>
+ *
+ * With the fingerprints alone, every operation on a key that is not at home scans the level-2
+ * group's fingerprints from its first word: a negative search and an insert's absence check all
+ * G/64 lines, a positive search of a level-2 key the lines up to it, and an insert that overflows
+ * the lines up to the first free cell (at load factor 0.75, first-fit has filled about 185 of 256
+ * level-2 cells, so three lines). Each level-1 cell's DRAM entry ({@link #homeEntry}, 4 bytes,
+ * one load) carries, beside its fingerprint, two hints about the records whose home it is, and
+ * each group's lock slot a third; all are written only under the group lock (or on a table nobody
+ * else sees), and read by optimistic readers, whose version validation fails if a writer changed
+ * them meanwhile:
+ *
+ * <ul>
+ *   <li><b>Overflow word</b> (entry byte 1): 0 when no record whose home is this cell has been
+ *       placed in level 2 since the entry was last rebuilt, else {@code 1 + min(w, 254)} for the
+ *       lowest level-2 fingerprint word {@code w} such a record was placed in. Invariant (checked
+ *       by {@code GroupInvariants}): every occupied level-2 cell whose key's home is {@code i} lies
+ *       in word {@code overflowWord(i) - 1} or later; so a lookup that misses the home cell stops
+ *       at once when it is 0 (a negative search then reads one DRAM line), and otherwise scans
+ *       from that word. Sticky: a delete leaves it (a stale hint costs a scan, never a wrong
+ *       answer); a rebuild (recovery, the first touch after a clean open, an expansion or shrink)
+ *       sets it afresh.
+ *   <li><b>Last overflow</b> (entry bytes 2..3): 0, or {@code 1 +} the index in the level-2 group
+ *       of the cell where the last record of this home was placed in level 2. A guess, not an
+ *       invariant: a lookup tests that cell's fingerprint and key before it scans, so a level-2
+ *       key that is its home's last overflow (most of them: a home rarely overflows twice) is found
+ *       one dependent load after the home entry instead of two. A stale guess (the record deleted,
+ *       the cell reused) fails the fingerprint or key test and costs that test only.
+ *   <li><b>Free word</b> (bytes 6..7 of the group's lock slot, the line a writer reads for the
+ *       lock): every level-2 fingerprint word below it has no free cell. An insert that overflows
+ *       scans from it and moves it to the word where it found the free cell; a delete in level 2
+ *       lowers it to its word. 0 (scan from the start) is always correct, so a new table starts
+ *       with it. Placement is unchanged: the first free cell at or after it is the first free cell
+ *       of the group.
+ * </ul>
+ *
+ * Cost: the level-1 entries make the DRAM array 5N bytes (4 per level-1 cell, 1 per level-2
+ * cell), 1/6.4 of the cells' 32N bytes.
  */
 final class GroupCells {
   /**
-   * Bytes per lock slot, eight groups to a cache line: the 4-byte VersionLock word, then the
-   * group's "fingerprints built" flag (bytes 4..7).
+   * Bytes per lock slot, eight groups to a cache line: the 4-byte VersionLock word, the group's
+   * "fingerprints built" flag (bytes 4..5), its free-word hint (bytes 6..7).
    */
   private static final int LOCK_STRIDE_BYTES = 8;
   /** A byte of {@link #fps}. */
   private static final VarHandle FP = ValueLayout.JAVA_BYTE.varHandle().withInvokeExactBehavior();
-  /** The "fingerprints built" flag of a group: bytes 4..7 of its lock slot. */
-  private static final VarHandle BUILT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
+  /** A level-1 cell's entry of {@link #fps}: fingerprint, overflow word, last overflow (GroupCells). */
+  private static final VarHandle HOME_ENTRY = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
+  /** The last-overflow field of a level-1 cell's entry (its bytes 2..3). */
+  private static final VarHandle LAST_OVERFLOW = ValueLayout.JAVA_SHORT.varHandle().withInvokeExactBehavior();
+  /** The "fingerprints built" flag of a group: bytes 4..5 of its lock slot. */
+  private static final VarHandle BUILT = ValueLayout.JAVA_SHORT.varHandle().withInvokeExactBehavior();
   private static final long BUILT_OFFSET = 4;
+  /** The free-word hint of a group: bytes 6..7 of its lock slot. */
+  private static final VarHandle FREE_FROM = ValueLayout.JAVA_SHORT.varHandle().withInvokeExactBehavior();
+  private static final long FREE_FROM_OFFSET = 6;
+  /** The largest word an overflow word names: {@code 1 + 254} fits its byte. */
+  private static final int MAX_HINT_WORD = 254;
 
   /** Offset of the table block. */
   final long base;
@@ -86,8 +134,15 @@ final class GroupCells {
   final long level1;
   /** The group locks, in DRAM. */
   final MemorySegment locks;
-  /** The fingerprints, in DRAM: byte {@code c} for cell {@code c}, 0 when the cell is free. */
+  /**
+   * The fingerprints and hints, in DRAM, 5N bytes: level-1 cell {@code c} has its 4-byte entry at
+   * byte {@code 4c} (fingerprint, overflow word, last overflow: {@link #homeEntry}); level-2 cell
+   * {@code c} (N &le; c &lt; 2N) its fingerprint at byte {@code 3N + c}, so a level-2 group's
+   * fingerprints are contiguous. A fingerprint is 0 when its cell is free.
+   */
   final MemorySegment fps;
+  /** 3N: level-2 cell {@code c}'s fingerprint is byte {@code level2Fps + c} of {@link #fps}. */
+  private final long level2Fps;
 
   /** A table whose fingerprints are all built: a new one (all cells free) or one being rehashed into. */
   GroupCells(long base, long cells, int groupSize) {
@@ -108,7 +163,8 @@ final class GroupCells {
     this.level1 = base + GroupLayout.level1(cells);
     this.locks = MemorySegment.ofArray(new long[Math.toIntExact(groups * (LOCK_STRIDE_BYTES / 8))]);
     // zeroed (every cell free) until GroupRecovery or GroupResize fills it; freed with this table
-    this.fps = Arena.ofAuto().allocate(2 * cells, 64);
+    this.fps = DramArrays.zeroed(5 * cells);
+    this.level2Fps = 3 * cells;
     if (built) {
       markAllBuilt();
     }
@@ -125,14 +181,77 @@ final class GroupCells {
     return f | (f - 1) >>> 31;
   }
 
+  /** @return the offset in {@link #fps} of cell {@code c}'s fingerprint */
+  private long fpOffset(long c) {
+    return c < cells ? 4 * c : level2Fps + c;
+  }
+
   /** @return the fingerprint of cell {@code c}, 0 if it is free */
   int fp(long c) {
-    return (byte) FP.get(fps, c) & 0xFF;
+    return (byte) FP.get(fps, fpOffset(c)) & 0xFF;
   }
 
   /** Sets cell {@code c}'s fingerprint (under the group lock, or on a table nobody else sees). */
   void setFp(long c, int fp) {
-    FP.set(fps, c, (byte) fp);
+    FP.set(fps, fpOffset(c), (byte) fp);
+  }
+
+  /**
+   * A level-1 cell's entry in one load.
+   *
+   * @return the fingerprint in bits 0..7, the overflow word in bits 8..15, the last overflow in
+   *     bits 16..31
+   */
+  int homeEntry(long home) {
+    return (int) HOME_ENTRY.get(fps, 4 * home);
+  }
+
+  /** @return the overflow word of level-1 cell {@code home}: 0, or 1 + the first level-2 word to scan */
+  int overflowWord(long home) {
+    return homeEntry(home) >>> 8 & 0xFF;
+  }
+
+  /** @return the last overflow of level-1 cell {@code home}: 0, or 1 + a level-2 index in its group */
+  int lastOverflow(long home) {
+    return homeEntry(home) >>> 16;
+  }
+
+  /** Clears both hints of every level-1 entry of group {@code g} (before a rebuild of its fingerprints). */
+  private void clearHints(long g) {
+    for (long home = g << groupBits, end = home + groupSize(); home < end; home++) {
+      HOME_ENTRY.set(fps, 4 * home, homeEntry(home) & 0xFF);
+    }
+  }
+
+  /**
+   * Marks cell {@code c} occupied by a key with the given home and fingerprint: its fingerprint,
+   * and for a level-2 cell its home's overflow word lowered to the cell's word if needed and its
+   * last overflow set to the cell. Under the group lock, or on a table nobody else sees.
+   */
+  void occupy(long c, long home, int fp) {
+    setFp(c, fp);
+    if (c >= cells) {
+      int word = 1 + (int) Math.min((c - level2First(groupOf(home))) >>> 3, MAX_HINT_WORD);
+      int current = overflowWord(home);
+      if (current == 0 || word < current) {
+        FP.set(fps, 4 * home + 1, (byte) word);
+      }
+      LAST_OVERFLOW.set(fps, 4 * home + 2, (short) (1 + c - level2First(groupOf(home))));
+    }
+  }
+
+  /** {@link #occupy} for a key of hash {@code h} (the rebuilds: recovery, first touch, resize). */
+  void occupyByHash(long c, long h) {
+    occupy(c, home(h), fingerprint(h));
+  }
+
+  /** @return group {@code g}'s free-word hint: no level-2 word below it has a free cell */
+  int freeFrom(long g) {
+    return (short) FREE_FROM.get(locks, lockOffset(g) + FREE_FROM_OFFSET) & 0xFFFF;
+  }
+
+  private void setFreeFrom(long g, int word) {
+    FREE_FROM.set(locks, lockOffset(g) + FREE_FROM_OFFSET, (short) word);
   }
 
   /**
@@ -140,7 +259,7 @@ final class GroupCells {
    * The flag shares its group's lock slot (bytes 4..7), so it costs no cache line of its own.
    */
   boolean built(long g) {
-    return (int) BUILT.getAcquire(locks, lockOffset(g) + BUILT_OFFSET) != 0;
+    return (short) BUILT.getAcquire(locks, lockOffset(g) + BUILT_OFFSET) != 0;
   }
 
   /**
@@ -149,6 +268,7 @@ final class GroupCells {
    * clean open ({@link GroupTable}).
    */
   void buildFingerprints(MemorySegment m, long g) {
+    clearHints(g);
     int words = groupSize() >>> 6;
     for (int level = 0; level < 2; level++) {
       long first = level == 0 ? g << groupBits : level2First(g);
@@ -156,18 +276,18 @@ final class GroupCells {
         long at = first + 64L * w;
         for (long bits = (long) LONG.get(m, bitmapWord(at)); bits != 0; bits &= bits - 1) {
           long c = at + Long.numberOfTrailingZeros(bits);
-          setFp(c, fingerprint(Hashing.hash(key(m, c))));
+          occupyByHash(c, Hashing.hash(key(m, c)));
         }
       }
     }
     // the fingerprints are visible before the flag that says they are built
-    BUILT.setRelease(locks, lockOffset(g) + BUILT_OFFSET, 1);
+    BUILT.setRelease(locks, lockOffset(g) + BUILT_OFFSET, (short) 1);
   }
 
   /** Marks every group built: its fingerprints were (or will be) set before anyone reads the table. */
   void markAllBuilt() {
     for (long g = 0; g < groups; g++) {
-      BUILT.set(locks, lockOffset(g) + BUILT_OFFSET, 1);
+      BUILT.set(locks, lockOffset(g) + BUILT_OFFSET, (short) 1);
     }
   }
 
@@ -222,42 +342,63 @@ final class GroupCells {
   // ------------------------------------------------------------------ Algorithms 1–3
 
   /**
-   * Finds a key for a reader (Algorithm 2): its level-1 cell, then the cells of its level-2 group
-   * whose fingerprint matches. The home cell's key is loaded only when the home's fingerprint
-   * matches: a negative search then reads no cell at all (docs/format/group.md, "Against Dash-EH").
+   * Finds a key for a reader (Algorithm 2): its level-1 cell, then (unless its home's overflow word
+   * is 0) its home's last overflow, then the cells of its level-2 group whose fingerprint matches
+   * from the overflow word on. The home cell's key is loaded only when the home's fingerprint
+   * matches: a negative search then reads no cell at all (docs/format/group.md, "A reader's home
+   * cell").
    *
    * @param home the key's level-1 cell
    * @param fp the key's {@link #fingerprint}
    * @return the cell number, or -1
    */
   long find(MemorySegment m, long key, long home, int fp) {
-    if (fp(home) == fp && key(m, home) == key) {
+    int entry = homeEntry(home);
+    if ((entry & 0xFF) == fp && key(m, home) == key) {
       return home;
     }
-    return findLevel2(m, key, groupOf(home), fp);
+    return (entry & 0xFF00) == 0 ? -1 : findOverflow(m, key, home, fp, entry);
   }
 
   /**
    * {@link #find} for a writer: the home cell's key is loaded before its fingerprint is tested,
-   * so that its cache miss overlaps the fingerprint scan; an insert writes the home cell whenever
+   * so that its cache miss overlaps the fingerprint's; an insert writes the home cell whenever
    * it is free, and the load brings its line in (measured: inserts 5–8 % slower without it).
    */
   long findForWrite(MemorySegment m, long key, long home, int fp) {
     long k = key(m, home);
-    if (fp(home) == fp && k == key) {
+    int entry = homeEntry(home);
+    if ((entry & 0xFF) == fp && k == key) {
       return home;
     }
-    return findLevel2(m, key, groupOf(home), fp);
+    return (entry & 0xFF00) == 0 ? -1 : findOverflow(m, key, home, fp, entry);
   }
 
-  private long findLevel2(MemorySegment m, long key, long g, int fp) {
+  /**
+   * A key whose home's overflow word is set: first the cell of the home's last overflow (its
+   * fingerprint, then its key), then the fingerprints from the overflow word on.
+   */
+  private long findOverflow(MemorySegment m, long key, long home, int fp, int entry) {
+    long g = groupOf(home);
+    int last = entry >>> 16;
+    if (last != 0) {
+      long c = level2First(g) + last - 1;
+      if (fp(c) == fp && key(m, c) == key) {
+        return c;
+      }
+    }
+    return findLevel2(m, key, g, fp, (entry >>> 8 & 0xFF) - 1);
+  }
+
+  /** The level-2 cells of group {@code g} whose fingerprint matches, from fingerprint word {@code from}. */
+  private long findLevel2(MemorySegment m, long key, long g, int fp, int from) {
     long first = level2First(g);
     long pattern = ByteMatch.broadcast(fp);
     MemorySegment f = fps;
     int words = 1 << (groupBits - 3);
-    for (int w = 0; w < words; w++) {
+    for (int w = from; w < words; w++) {
       long at = first + 8L * w;
-      long hits = ByteMatch.matchFlags((long) LONG.get(f, at), pattern);
+      long hits = ByteMatch.matchFlags((long) LONG.get(f, level2Fps + at), pattern);
       while (hits != 0) {
         long c = at + (Long.numberOfTrailingZeros(hits) >>> 3);
         if ((long) LONG.get(m, pair(c)) == key) {
@@ -272,7 +413,8 @@ final class GroupCells {
   /**
    * A free cell for a new key (Algorithm 1): its level-1 cell if free, else the first free cell of
    * its level-2 group, found by the fingerprints (0 = free; under the lock they agree with the
-   * bits). Under the group lock, or on a table nobody else sees.
+   * bits) from the group's free-word hint, which it moves to the word it found. Under the group
+   * lock, or on a table nobody else sees.
    *
    * @return the cell number, or -1 if the group is full
    */
@@ -280,16 +422,19 @@ final class GroupCells {
     if (fp(home) == 0) {
       return home;
     }
-    long first = level2First(groupOf(home));
+    long g = groupOf(home);
+    long first = level2First(g);
     MemorySegment f = fps;
     int words = 1 << (groupBits - 3);
-    for (int w = 0; w < words; w++) {
+    for (int w = freeFrom(g); w < words; w++) {
       long at = first + 8L * w;
-      long free = ByteMatch.zeroByteFlags((long) LONG.get(f, at));
+      long free = ByteMatch.zeroByteFlags((long) LONG.get(f, level2Fps + at));
       if (free != 0) {
+        setFreeFrom(g, w);
         return at + (Long.numberOfTrailingZeros(free) >>> 3);
       }
     }
+    setFreeFrom(g, words);
     return -1;
   }
 
@@ -304,11 +449,13 @@ final class GroupCells {
   }
 
   /**
-   * Algorithm 1 lines 4–9 on a free cell, under the group lock: the fingerprint (DRAM), the pair,
-   * then the bit.
+   * Algorithm 1 lines 4–9 on a free cell, under the group lock: the fingerprint and hints (DRAM),
+   * the pair, then the bit.
+   *
+   * @param home the key's level-1 cell ({@code c} itself, or the home whose overflow this is)
    */
-  void insert(MemorySegment m, Persistence p, long c, long key, long value, int fp) {
-    setFp(c, fp);
+  void insert(MemorySegment m, Persistence p, long c, long home, long key, long value, int fp) {
+    occupy(c, home, fp);
     long pair = pair(c);
     LONG.set(m, pair, key);
     LONG.set(m, pair + CELL_VALUE, value);
@@ -332,11 +479,23 @@ final class GroupCells {
     // (a removed key never comes back); nothing else needs to be durable
     p.persist(w, 8);
     setFp(c, 0);
+    if (c >= cells) {
+      lowerFreeFrom(c);
+    }
     // Alg. 3 lines 6-7 without their persist: the pair of a cell whose bit is 0 is never read, and
     // recovery (Alg. 4) clears whatever of it is still durable
     long pair = pair(c);
     LONG.set(m, pair, 0L);
     LONG.set(m, pair + CELL_VALUE, 0L);
+  }
+
+  /** A level-2 cell was freed: the group's free-word hint goes down to its word if it was above. */
+  private void lowerFreeFrom(long c) {
+    long g = groupOf(c - cells);
+    int w = (int) ((c - level2First(g)) >>> 3);
+    if (w < freeFrom(g)) {
+      setFreeFrom(g, w);
+    }
   }
 
   /**

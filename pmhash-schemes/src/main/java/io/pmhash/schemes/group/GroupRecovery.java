@@ -106,7 +106,7 @@ final class GroupRecovery {
       count += Long.bitCount(bits);
       for (long set = bits; set != 0; set &= set - 1) {
         long c = first + Long.numberOfTrailingZeros(set);
-        t.setFp(c, GroupCells.fingerprint(Hashing.hash(t.key(m, c))));
+        t.occupyByHash(c, Hashing.hash(t.key(m, c)));
       }
       for (long free = ~bits; free != 0; free &= free - 1) {
         long pair = t.pair(first + Long.numberOfTrailingZeros(free));

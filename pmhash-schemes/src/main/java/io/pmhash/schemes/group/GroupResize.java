@@ -142,7 +142,7 @@ final class GroupResize {
         if (free < 0) {
           return false;
         }
-        to.setFp(free, GroupCells.fingerprint(h));
+        to.occupyByHash(free, h);
         long pair = to.pair(free);
         LONG.set(m, pair, key);
         LONG.set(m, pair + CELL_VALUE, from.value(m, c));

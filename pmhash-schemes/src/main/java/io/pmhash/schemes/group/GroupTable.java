@@ -249,7 +249,7 @@ public final class GroupTable implements LongHashTable {
           }
           long free = t.freeCell(home);
           if (free >= 0) {
-            t.insert(m, persistence, free, key, value, fp);
+            t.insert(m, persistence, free, home, key, value, fp);
             // Alg. 1 line 8: the count after the bit (in DRAM: see the package documentation)
             addCount(g, 1);
             return true;

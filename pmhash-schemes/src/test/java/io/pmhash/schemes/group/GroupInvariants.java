@@ -15,8 +15,8 @@ import java.util.Set;
  * its global info states its geometry, every record sits in its level-1 cell or in the level-2
  * group of that cell's group, no key twice, {@code size()} equals a scan, every free cell is zero
  * when {@code freeCellsZero} (after recovery, which resets them, and on tables with no deletes),
- * the DRAM fingerprints agree with the cells ({@link #fingerprints}), and exactly one block is
- * owned (no leaked table).
+ * the DRAM fingerprints agree with the cells and the overflow and free-word hints bound them
+ * ({@link #fingerprints}), and exactly one block is owned (no leaked table).
  */
 final class GroupInvariants {
   private GroupInvariants() {}
@@ -59,7 +59,10 @@ final class GroupInvariants {
    * The DRAM fingerprints of a quiescent table agree with its cells: in a group whose fingerprints
    * are built, a cell whose bit is 0 has fingerprint 0 and a cell whose bit is 1 the fingerprint
    * of its key's hash (never 0); in a group not built yet (after a clean open) every fingerprint
-   * is 0.
+   * and level-1 entry is 0. The hints ({@link GroupCells}): an occupied level-2 cell's home has a
+   * non-zero overflow word naming the cell's fingerprint word or an earlier one; a last overflow
+   * names a cell of the level-2 group (or none); every level-2 word below a group's free word is
+   * full.
    *
    * @return the number of occupied cells
    */
@@ -76,6 +79,28 @@ final class GroupInvariants {
             + (built ? "built" : "not yet built") + " group");
       }
       n += set ? 1 : 0;
+      if (cell < c.cells && !built && c.homeEntry(cell) != 0) {
+        assertEquals(0, c.homeEntry(cell), at + ": entry of cell " + cell + " of a not yet built group");
+      }
+      if (cell < c.cells && c.lastOverflow(cell) > c.groupSize()) {
+        assertTrue(false, at + ": last overflow " + c.lastOverflow(cell) + " of cell " + cell + " is outside its level-2 group");
+      }
+      if (set && built && cell >= c.cells) {
+        long home = c.home(Hashing.hash(c.key(m, cell)));
+        long word = (cell - c.level2First(c.groupOf(home))) >>> 3;
+        int hint = c.overflowWord(home);
+        assertTrue(hint != 0 && hint - 1 <= word, at + ": overflow hint " + hint + " of home " + home
+            + " does not bound its level-2 record in cell " + cell + " (fingerprint word " + word + ")");
+      }
+    }
+    for (long g = 0; g < c.groups; g++) {
+      long first = c.level2First(g);
+      for (int w = 0; w < c.freeFrom(g); w++) {
+        for (long cell = first + 8L * w; cell < first + 8L * w + 8; cell++) {
+          boolean set = ((long) GroupLayout.LONG.get(m, c.bitmapWord(cell)) & 1L << cell) != 0;
+          assertTrue(set, at + ": level-2 cell " + cell + " is free below group " + g + "'s free-word hint " + c.freeFrom(g));
+        }
+      }
     }
     return n;
   }
