@@ -34,6 +34,15 @@ class GroupHintTest {
         .withParam(GroupProvider.GROUP_SIZE, G).withParam(GroupProvider.EXPAND, 0).withInitialCapacity(capacity));
   }
 
+  /** A fixed-size table of 2,048 cells per level holding keys 0..1999 (value i + 1): load 0.49. */
+  private static GroupTable filledTable() {
+    GroupTable t = fixedTable(3000);
+    for (int i = 0; i < 2000; i++) {
+      t.put(key(i), i + 1);
+    }
+    return t;
+  }
+
   private static long cellOf(GroupTable t, long k) {
     GroupCells c = t.current;
     long h = Hashing.hash(k);
@@ -58,10 +67,7 @@ class GroupHintTest {
 
   @Test
   void aLookupStopsAtAZeroHintAndStartsAtItsWord() {
-    try (GroupTable t = fixedTable(3000)) {
-      for (int i = 0; i < 2000; i++) {
-        t.put(key(i), i + 1);
-      }
+    try (GroupTable t = filledTable()) {
       GroupInvariants.check(t, "after inserts");
       GroupCells c = t.current;
       long level2 = 0;
@@ -89,10 +95,7 @@ class GroupHintTest {
 
   @Test
   void lookupsUseTheHintsAndTheCheckCatchesAWrongOverflowWord() {
-    try (GroupTable t = fixedTable(3000)) {
-      for (int i = 0; i < 2000; i++) {
-        t.put(key(i), i + 1);
-      }
+    try (GroupTable t = filledTable()) {
       GroupCells c = t.current;
       int i = 0;
       long cell;
@@ -192,10 +195,7 @@ class GroupHintTest {
 
   @Test
   void aFreeWordHintAboveAFreeCellIsCaught() {
-    try (GroupTable t = fixedTable(3000)) {
-      for (int i = 0; i < 2000; i++) {
-        t.put(key(i), i + 1);
-      }
+    try (GroupTable t = filledTable()) {
       GroupCells c = t.current;
       long g = 0;
       long free = firstFreeLevel2(t, g);
