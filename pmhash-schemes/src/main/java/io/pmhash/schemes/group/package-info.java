@@ -77,6 +77,12 @@
  *       the fingerprint matches, scanning a level-2 group's G fingerprint bytes eight at a time
  *       instead of its occupied cells. Rebuilt after a crash by Algorithm 4's scan; after a clean
  *       shutdown the open stays O(1) and each group is built by the first operation on it.
+ *   <li>DRAM hints beside the fingerprints (same class): per level-1 cell, the lowest level-2
+ *       word a record of that home overflowed into and the cell of its last overflow; per group,
+ *       the first level-2 word that may have a free cell. A lookup that misses its home stops at
+ *       once when the home never overflowed, tests the last overflow before it scans, and scans
+ *       from the lowest word; an overflowing insert scans from the free word. Placement stays
+ *       first-fit.
  * </ul>
  */
 package io.pmhash.schemes.group;
