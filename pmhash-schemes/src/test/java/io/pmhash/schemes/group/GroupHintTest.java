@@ -157,8 +157,7 @@ class GroupHintTest {
 
   @Test
   void hintsStayValidUnderRandomInsertsAndDeletesAndPlacementIsFirstFit() {
-    long seed = new Random().nextLong();
-    System.out.println("GroupHintTest seed " + seed);
+    long seed = Long.getLong("pmhash.seed", 0x61E5EEDL); // fixed for reproducible CI; -Dpmhash.seed=N explores
     Random rnd = new Random(seed);
     try (GroupTable t = fixedTable(1500)) {
       GroupCells c = t.current;
@@ -170,12 +169,15 @@ class GroupHintTest {
           long home = c.home(Hashing.hash(k));
           long expected = model.containsKey(k) ? cellOf(t, k)
               : !occupied(t, home) ? home : firstFreeLevel2(t, c.groupOf(home));
+          boolean inserted;
           try {
-            assertEquals(model.put(k, (long) op) == null, t.put(k, op), "seed " + seed + " op " + op);
+            inserted = t.put(k, op);
           } catch (GroupFullException full) {
             assertEquals(-1, expected, "seed " + seed + ": full only when the group is");
+            assertTrue(!model.containsKey(k) && t.get(k, -1) == -1, "seed " + seed + ": only a new key is refused, and not stored");
             continue;
           }
+          assertEquals(model.put(k, (long) op) == null, inserted, "seed " + seed + " op " + op);
           assertEquals(expected, cellOf(t, k), "seed " + seed + " op " + op + ": first-fit placement");
           overflowInserts += expected >= c.cells ? 1 : 0;
         } else {
