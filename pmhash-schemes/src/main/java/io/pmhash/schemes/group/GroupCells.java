@@ -83,8 +83,9 @@ import java.lang.invoke.VarHandle;
  *   <li><b>Last overflow</b> (entry bytes 2..3): 0, or {@code 1 +} the index in the level-2 group
  *       of the cell where the last record of this home was placed in level 2. A guess, not an
  *       invariant: a lookup tests that cell's fingerprint and key before it scans, so a level-2
- *       key that is its home's last overflow (most of them: a home rarely overflows twice) is found
- *       one dependent load after the home entry instead of two. A stale guess (the record deleted,
+ *       key that is its home's last overflow is found one dependent load after the home entry
+ *       instead of two (with uniform keys and no deletes at load factor 0.75, about 61 % of the
+ *       level-2 records are; a recently inserted one usually is). A stale guess (the record deleted,
  *       the cell reused) fails the fingerprint or key test and costs that test only.
  *   <li><b>Free word</b> (bytes 6..7 of the group's lock slot, the line a writer reads for the
  *       lock): every level-2 fingerprint word below it has no free cell. An insert that overflows
