@@ -232,12 +232,13 @@ final class GroupCells {
   void occupy(long c, long home, int fp) {
     setFp(c, fp);
     if (c >= cells) {
-      int word = 1 + (int) Math.min((c - level2First(groupOf(home))) >>> 3, MAX_HINT_WORD);
+      long index = c - level2First(groupOf(home)); // the cell's place in its level-2 group
+      int word = 1 + (int) Math.min(index >>> 3, MAX_HINT_WORD);
       int current = overflowWord(home);
       if (current == 0 || word < current) {
         FP.set(fps, 4 * home + 1, (byte) word);
       }
-      LAST_OVERFLOW.set(fps, 4 * home + 2, (short) (1 + c - level2First(groupOf(home))));
+      LAST_OVERFLOW.set(fps, 4 * home + 2, (short) (1 + index));
     }
   }
 
@@ -384,7 +385,7 @@ final class GroupCells {
     int last = entry >>> 16;
     if (last != 0) {
       long c = level2First(g) + last - 1;
-      if (fp(c) == fp && key(m, c) == key) {
+      if (((byte) FP.get(fps, level2Fps + c) & 0xFF) == fp && key(m, c) == key) { // a level-2 cell's fingerprint
         return c;
       }
     }
