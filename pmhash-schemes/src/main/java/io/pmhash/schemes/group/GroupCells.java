@@ -116,6 +116,10 @@ final class GroupCells {
   /** The free-word hint of a group: bytes 6..7 of its lock slot. */
   private static final VarHandle FREE_FROM = ValueLayout.JAVA_SHORT.varHandle().withInvokeExactBehavior();
   private static final long FREE_FROM_OFFSET = 6;
+  /** A value {@link #keep} compares with; equal to a prefetch's value about once in 2^64. */
+  private static final long KEEP_NEVER = 0x9E3779B97F4A7C15L;
+  /** Written only when {@link #keep}'s never-taken branch is taken; read by nobody. */
+  private static long kept;
   /** The largest word an overflow word names: {@code 1 + 254} fits its byte. */
   private static final int MAX_HINT_WORD = 254;
 
@@ -438,6 +442,62 @@ final class GroupCells {
     }
     setFreeFrom(g, words);
     return -1;
+  }
+
+  /**
+   * Starts, before a writer takes the group lock, the cache misses it will take under the lock:
+   * the lines of the key's home cell, home entry, group bitmap, the level-2 fingerprints its
+   * absence check scans (from the home's overflow word on), the last overflow's cell when its
+   * fingerprint matches, and the free-word fingerprints with the free cell an insert would take.
+   * The lock's CAS waits for earlier loads, so these misses overlap one another instead of
+   * following each other under the lock, where the pair's write then hits the cache and its
+   * persist does not wait for the line (docs/format/group.md, "Writers load before they lock").
+   *
+   * <p>Nothing read here is trusted: the writer reads everything again under the lock. It is safe
+   * without the lock (but inside the epoch, which keeps this table's DRAM arrays mapped): every
+   * offset it computes lies in this table's arrays whatever the hints read, as they are always
+   * words of the key's group.
+   *
+   * @param home the key's level-1 cell
+   * @param fp the key's {@link #fingerprint}
+   * @return a value derived from every load, for {@link #keep}, so that no load is optimised away
+   */
+  long prefetchForWrite(MemorySegment m, long home, int fp) {
+    long g = groupOf(home);
+    int entry = homeEntry(home);
+    long touched = entry ^ (long) LONG.get(m, pair(home)) ^ (long) LONG.get(m, bitmapWord(home));
+    long first = level2First(g);
+    int words = 1 << (groupBits - 3);
+    int overflowWord = entry >>> 8 & 0xFF;
+    if (overflowWord != 0) {
+      for (long at = (first + 8L * (overflowWord - 1)) & ~63L, end = first + groupSize(); at < end; at += 64) {
+        touched ^= (long) LONG.get(fps, level2Fps + at);
+      }
+      int last = entry >>> 16;
+      if (last != 0 && ((byte) FP.get(fps, level2Fps + first + last - 1) & 0xFF) == fp) {
+        touched ^= key(m, first + last - 1);
+      }
+    }
+    int freeWord = freeFrom(g);
+    if (freeWord < words) {
+      long at = first + 8L * freeWord;
+      long free = ByteMatch.zeroByteFlags((long) LONG.get(fps, level2Fps + at));
+      if (free != 0) {
+        long c = at + (Long.numberOfTrailingZeros(free) >>> 3);
+        touched ^= key(m, c) ^ (long) LONG.get(m, bitmapWord(c));
+      }
+    }
+    return touched;
+  }
+
+  /**
+   * Consumes {@link #prefetchForWrite}'s value: a compare whose branch is never taken in practice,
+   * which the compiler cannot remove, so the loads behind the value stay.
+   */
+  static void keep(long touched) {
+    if (touched == KEEP_NEVER) {
+      kept = touched;
+    }
   }
 
   /** @return the value of an occupied cell */

@@ -228,11 +228,12 @@ public final class GroupTable implements LongHashTable {
         GroupCells t = current;
         long home = t.home(h);
         long g = t.groupOf(home);
+        MemorySegment m = pool.memory();
+        GroupCells.keep(t.prefetchForWrite(m, home, fp));
         if (!t.lock(this, g)) {
           continue;
         }
         try {
-          MemorySegment m = pool.memory();
           if (!t.built(g)) {
             t.buildFingerprints(m, g);
           }
@@ -297,9 +298,10 @@ public final class GroupTable implements LongHashTable {
         t = current;
         long home = t.home(h);
         g = t.groupOf(home);
+        MemorySegment m = pool.memory();
+        GroupCells.keep(t.prefetchForWrite(m, home, fp));
         if (t.lock(this, g)) {
           try {
-            MemorySegment m = pool.memory();
             if (!t.built(g)) {
               t.buildFingerprints(m, g);
             }

@@ -210,4 +210,71 @@ class GroupHintTest {
       GroupInvariants.check(t, "restored");
     }
   }
+
+  /**
+   * A writer's loads before it takes the lock ({@link GroupCells#prefetchForWrite}) read no hint as
+   * an offset outside the table's arrays, in any state a group reaches: empty, partly filled, and
+   * with its level 2 full (free word past the last word, overflow words and last overflows up to
+   * the group's last cell), for the first and the last group of the arrays, with every
+   * fingerprint; and they change neither the DRAM arrays nor the pool.
+   */
+  @Test
+  void aWritersLoadsBeforeItsLockStayInsideTheTableAndChangeNothing() {
+    try (GroupTable t = fixedTable(3000)) {
+      GroupCells c = t.current;
+      prefetchEveryHome(t, "empty");
+      long last = c.groups - 1;
+      int full = 0;
+      for (int i = 0; full < 2; i++) {
+        long k = key(i);
+        long g = c.groupOf(c.home(Hashing.hash(k)));
+        if (g != 0 && g != last || c.freeFrom(g) == G >>> 3) {
+          continue;
+        }
+        try {
+          t.put(k, i);
+        } catch (GroupFullException e) {
+          full++;
+        }
+        if (i == 1000) {
+          prefetchEveryHome(t, "groups 0 and " + last + " partly filled");
+        }
+      }
+      assertEquals(G >>> 3, c.freeFrom(0), "group 0's level 2 is full");
+      assertEquals(G >>> 3, c.freeFrom(last), "the last group's level 2 is full");
+      assertEquals(G, c.lastOverflow(maxLastOverflowHome(c, last)),
+          "a home of the last group names the group's last cell (1 + index G - 1) as its last overflow");
+      prefetchEveryHome(t, "groups 0 and " + last + " full");
+      GroupInvariants.check(t, "after the prefetches");
+    }
+  }
+
+  /** @return the home of group {@code g} with the largest last overflow */
+  private static long maxLastOverflowHome(GroupCells c, long g) {
+    long best = g * G;
+    for (long home = g * G; home < (g + 1) * G; home++) {
+      if (c.lastOverflow(home) > c.lastOverflow(best)) {
+        best = home;
+      }
+    }
+    return best;
+  }
+
+  /** Runs the prefetch for every home with every fingerprint and checks that nothing changed. */
+  private static void prefetchEveryHome(GroupTable t, String state) {
+    GroupCells c = t.current;
+    MemorySegment m = t.pool().memory();
+    byte[] fps = c.fps.toArray(ValueLayout.JAVA_BYTE);
+    byte[] pool = m.toArray(ValueLayout.JAVA_BYTE);
+    long sum = 0;
+    for (long home = 0; home < c.cells; home++) {
+      for (int fp = 1; fp < 256; fp++) {
+        sum += c.prefetchForWrite(m, home, fp);
+      }
+    }
+    assertEquals(-1, MemorySegment.mismatch(c.fps, 0, c.fps.byteSize(), MemorySegment.ofArray(fps), 0, fps.length),
+        state + ": the DRAM arrays are unchanged (" + sum + ")");
+    assertEquals(-1, MemorySegment.mismatch(m, 0, m.byteSize(), MemorySegment.ofArray(pool), 0, pool.length),
+        state + ": the pool is unchanged");
+  }
 }
