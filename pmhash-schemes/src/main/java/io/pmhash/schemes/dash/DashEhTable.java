@@ -9,6 +9,7 @@ import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -604,6 +605,9 @@ public final class DashEhTable implements LongHashTable {
         }
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, y2);
+        // both buckets' lines before the locks: their misses overlap, and the CASes and the work
+        // under them hit the cache (Prefetch)
+        Prefetch.keep(Prefetch.lines(m, b1, BUCKET_LINES) ^ Prefetch.lines(m, b2, BUCKET_LINES));
         lockPair(m, b1, b2, y < y2);
         long shape;
         try {

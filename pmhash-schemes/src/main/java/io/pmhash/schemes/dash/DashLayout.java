@@ -116,6 +116,8 @@ public final class DashLayout {
 
   /** Bucket size: 256. */
   public static final long BUCKET_BYTES = BUCKET.byteSize();
+  /** Cache lines per bucket: 4. */
+  public static final int BUCKET_LINES = (int) BUCKET_BYTES / 64;
   /** Offset of the version lock (u32). */
   public static final long LOCK = off(BUCKET, "version_lock");
   /** Offset of the bitmap (u32): count, membership, allocation. */

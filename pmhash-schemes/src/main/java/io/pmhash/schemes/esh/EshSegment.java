@@ -83,6 +83,8 @@ final class EshSegment {
   final int pairs;
   final int buckets;
   final long bucketBytes;
+  /** Cache lines per bucket (4 for ESH's 256-byte bucket, 1 for ACCEH's 64-byte one). */
+  final int bucketLines;
   final long bytes;
   private final int allSlots;
 
@@ -91,6 +93,7 @@ final class EshSegment {
     this.pairs = pairs;
     this.buckets = buckets;
     this.bucketBytes = EshLayout.bucket(pairs).byteSize();
+    this.bucketLines = (int) bucketBytes / 64;
     this.bytes = segmentBytes(bucketBytes, buckets);
     this.allSlots = (1 << pairs) - 1;
   }

@@ -8,6 +8,7 @@ import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -367,6 +368,8 @@ public final class EshTable implements LongHashTable {
           continue;
         }
         long hb = s.bucket(seg, y);
+        // the bucket's lines before its lock: their misses overlap, and the work under it hits the cache (Prefetch)
+        Prefetch.keep(Prefetch.lines(m, hb, s.bucketLines));
         if (state(m, hb) != stateTag) {
           recovery.recover(m, seg, hb); // Alg. 4.1 line 9: the bucket is not consistent
           continue;

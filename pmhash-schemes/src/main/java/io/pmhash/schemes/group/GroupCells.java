@@ -6,6 +6,7 @@ import static io.pmhash.schemes.group.GroupLayout.LONG;
 
 import io.pmhash.core.Persistence;
 import io.pmhash.core.alloc.DramArrays;
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.ByteMatch;
 import io.pmhash.core.hash.Hashing;
@@ -116,10 +117,6 @@ final class GroupCells {
   /** The free-word hint of a group: bytes 6..7 of its lock slot. */
   private static final VarHandle FREE_FROM = ValueLayout.JAVA_SHORT.varHandle().withInvokeExactBehavior();
   private static final long FREE_FROM_OFFSET = 6;
-  /** A value {@link #keep} compares with; equal to a prefetch's value about once in 2^64. */
-  private static final long KEEP_NEVER = 0x9E3779B97F4A7C15L;
-  /** Written only when {@link #keep}'s never-taken branch is taken; read by nobody. */
-  private static long kept;
   /** The largest word an overflow word names: {@code 1 + 254} fits its byte. */
   private static final int MAX_HINT_WORD = 254;
 
@@ -448,7 +445,8 @@ final class GroupCells {
    * Starts, before a writer takes the group lock, the cache misses it will take under the lock:
    * the lines of the key's home cell, home entry, group bitmap, the level-2 fingerprints its
    * absence check scans (from the home's overflow word on), the last overflow's cell when its
-   * fingerprint matches, and the free-word fingerprints with the free cell an insert would take.
+   * fingerprint matches, and the free word's fingerprints with the two lines of its eight cells,
+   * one of which an insert that overflows takes (both, so that they need not wait for the word).
    * The lock's CAS waits for earlier loads, so these misses overlap one another instead of
    * following each other under the lock, where the pair's write then hits the cache and its
    * persist does not wait for the line (docs/format/group.md, "Writers load before they lock").
@@ -460,7 +458,7 @@ final class GroupCells {
    *
    * @param home the key's level-1 cell
    * @param fp the key's {@link #fingerprint}
-   * @return a value derived from every load, for {@link #keep}, so that no load is optimised away
+   * @return a value derived from every load, for {@link Prefetch#keep}, so that no load is optimised away
    */
   long prefetchForWrite(MemorySegment m, long home, int fp) {
     long g = groupOf(home);
@@ -470,9 +468,8 @@ final class GroupCells {
     int words = 1 << (groupBits - 3);
     int overflowWord = entry >>> 8 & 0xFF;
     if (overflowWord != 0) {
-      for (long at = (first + 8L * (overflowWord - 1)) & ~63L, end = first + groupSize(); at < end; at += 64) {
-        touched ^= (long) LONG.get(fps, level2Fps + at);
-      }
+      long from = (first + 8L * (overflowWord - 1)) & ~63L; // first and G are multiples of 64
+      touched ^= Prefetch.lines(fps, level2Fps + from, (int) ((first + groupSize() - from) >>> 6));
       int last = entry >>> 16;
       if (last != 0 && ((byte) FP.get(fps, level2Fps + first + last - 1) & 0xFF) == fp) {
         touched ^= key(m, first + last - 1);
@@ -480,24 +477,11 @@ final class GroupCells {
     }
     int freeWord = freeFrom(g);
     if (freeWord < words) {
+      // the free cell is one of the word's eight: their two lines, without waiting for the word
       long at = first + 8L * freeWord;
-      long free = ByteMatch.zeroByteFlags((long) LONG.get(fps, level2Fps + at));
-      if (free != 0) {
-        long c = at + (Long.numberOfTrailingZeros(free) >>> 3);
-        touched ^= key(m, c) ^ (long) LONG.get(m, bitmapWord(c));
-      }
+      touched ^= (long) LONG.get(fps, level2Fps + at) ^ key(m, at) ^ key(m, at + 4) ^ (long) LONG.get(m, bitmapWord(at));
     }
     return touched;
-  }
-
-  /**
-   * Consumes {@link #prefetchForWrite}'s value: a compare whose branch is never taken in practice,
-   * which the compiler cannot remove, so the loads behind the value stay.
-   */
-  static void keep(long touched) {
-    if (touched == KEEP_NEVER) {
-      kept = touched;
-    }
   }
 
   /** @return the value of an occupied cell */

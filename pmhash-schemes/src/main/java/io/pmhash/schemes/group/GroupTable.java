@@ -8,6 +8,7 @@ import io.pmhash.core.PersistenceStats;
 import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -229,7 +230,7 @@ public final class GroupTable implements LongHashTable {
         long home = t.home(h);
         long g = t.groupOf(home);
         MemorySegment m = pool.memory();
-        GroupCells.keep(t.prefetchForWrite(m, home, fp));
+        Prefetch.keep(t.prefetchForWrite(m, home, fp));
         if (!t.lock(this, g)) {
           continue;
         }
@@ -299,7 +300,7 @@ public final class GroupTable implements LongHashTable {
         long home = t.home(h);
         g = t.groupOf(home);
         MemorySegment m = pool.memory();
-        GroupCells.keep(t.prefetchForWrite(m, home, fp));
+        Prefetch.keep(t.prefetchForWrite(m, home, fp));
         if (t.lock(this, g)) {
           try {
             if (!t.built(g)) {
