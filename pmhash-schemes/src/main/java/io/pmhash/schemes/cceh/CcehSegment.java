@@ -3,6 +3,7 @@ package io.pmhash.schemes.cceh;
 import static io.pmhash.schemes.cceh.CcehLayout.*;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.concurrent.SwitchPoint;
 import io.pmhash.schemes.internal.Damage;
 import java.lang.foreign.MemorySegment;
@@ -113,6 +114,22 @@ final class CcehSegment {
 
   static long bitmapWord(MemorySegment m, long seg, int w) {
     return (long) LONG.getAcquire(m, seg + SEG_BITMAP + 8L * w);
+  }
+
+  /**
+   * The lines an operation on the window from {@code start} reads under the segment's lock,
+   * loaded before it takes the lock ({@link Prefetch}): the bitmap word of the window's first slot
+   * and the window's four buckets (one line each, wrapping at the segment's end). Every offset is
+   * inside the segment whatever it holds.
+   *
+   * @return the loaded values folded together, for {@link Prefetch#keep}
+   */
+  static long prefetchWindow(MemorySegment m, long seg, int start) {
+    long touched = (long) LONG.get(m, seg + SEG_BITMAP + 8L * (start >>> 6));
+    for (int b = 0; b < PROBE_BUCKETS; b++) {
+      touched ^= (long) LONG.get(m, slotOffset(seg, (start + b * PAIRS_PER_BUCKET) & (SLOTS - 1)));
+    }
+    return touched;
   }
 
   /** The valid bits of the 16-slot window from {@code start} (a multiple of 4), bit i = slot start + i. */

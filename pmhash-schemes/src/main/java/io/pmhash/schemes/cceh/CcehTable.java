@@ -7,6 +7,7 @@ import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
@@ -219,6 +220,7 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start)); // its lines before the lock (Prefetch)
         CcehSegment.readLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
@@ -248,6 +250,7 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start)); // its lines before the lock (Prefetch)
         CcehSegment.readLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
@@ -303,6 +306,7 @@ public final class CcehTable implements LongHashTable {
           continue;
         }
         long shape;
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start)); // its lines before the lock (Prefetch)
         CcehSegment.writeLock(m, seg);
         try {
           shape = CcehSegment.shapeAcquire(m, seg);
@@ -359,6 +363,7 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start)); // its lines before the lock (Prefetch)
         CcehSegment.writeLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {

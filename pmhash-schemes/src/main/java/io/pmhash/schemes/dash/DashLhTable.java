@@ -1,6 +1,7 @@
 package io.pmhash.schemes.dash;
 
 import static io.pmhash.schemes.dash.DashBucket.*;
+import static io.pmhash.schemes.dash.DashLayout.BUCKET_LINES;
 import static io.pmhash.schemes.dash.DashLayout.INT;
 import static io.pmhash.schemes.dash.DashLayout.LOCK;
 import static io.pmhash.schemes.dash.DashLayout.LONG;
@@ -22,6 +23,7 @@ import io.pmhash.core.Persistence;
 import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -532,6 +534,8 @@ public final class DashLhTable implements LongHashTable {
         long b2 = bucket(seg, y2);
         long first = y < y2 ? b1 : b2;
         long second = y < y2 ? b2 : b1;
+        // both buckets' lines before the locks, as in Dash-EH (Prefetch)
+        Prefetch.keep(Prefetch.lines(m, b1, BUCKET_LINES) ^ Prefetch.lines(m, b2, BUCKET_LINES));
         Damage.lock(m, first + LOCK, "dash-lh bucket lock");
         Damage.lock(m, second + LOCK, "dash-lh bucket lock");
         try {

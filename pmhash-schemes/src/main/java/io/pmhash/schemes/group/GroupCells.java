@@ -364,20 +364,6 @@ final class GroupCells {
   }
 
   /**
-   * {@link #find} for a writer: the home cell's key is loaded before its fingerprint is tested,
-   * so that its cache miss overlaps the fingerprint's; an insert writes the home cell whenever
-   * it is free, and the load brings its line in (measured: inserts 5–8 % slower without it).
-   */
-  long findForWrite(MemorySegment m, long key, long home, int fp) {
-    long k = key(m, home);
-    int entry = homeEntry(home);
-    if ((entry & 0xFF) == fp && k == key) {
-      return home;
-    }
-    return (entry & 0xFF00) == 0 ? -1 : findOverflow(m, key, home, fp, entry);
-  }
-
-  /**
    * A key whose home's overflow word is set: first the cell of the home's last overflow (its
    * fingerprint, then its key), then the fingerprints from the overflow word on.
    */
@@ -443,10 +429,11 @@ final class GroupCells {
 
   /**
    * Starts, before a writer takes the group lock, the cache misses it will take under the lock:
-   * the lines of the key's home cell, home entry, group bitmap, the level-2 fingerprints its
-   * absence check scans (from the home's overflow word on), the last overflow's cell when its
-   * fingerprint matches, and the free word's fingerprints with the two lines of its eight cells,
-   * one of which an insert that overflows takes (both, so that they need not wait for the word).
+   * the lines of the key's home entry and group bitmap, its home cell when the entry says it is
+   * free or its fingerprint matches, the level-2 fingerprints its absence check scans (from the
+   * home's overflow word on), the last overflow's cell when its fingerprint matches, and, unless
+   * the home is free, the free word's fingerprints with the two lines of its eight cells, one of
+   * which an insert that overflows takes (both, so that they need not wait for the word).
    * The lock's CAS waits for earlier loads, so these misses overlap one another instead of
    * following each other under the lock, where the pair's write then hits the cache and its
    * persist does not wait for the line (docs/format/group.md, "Writers load before they lock").
@@ -463,7 +450,11 @@ final class GroupCells {
   long prefetchForWrite(MemorySegment m, long home, int fp) {
     long g = groupOf(home);
     int entry = homeEntry(home);
-    long touched = entry ^ (long) LONG.get(m, pair(home)) ^ (long) LONG.get(m, bitmapWord(home));
+    long touched = entry ^ (long) LONG.get(m, bitmapWord(home));
+    int homeFp = entry & 0xFF;
+    if (homeFp == 0 || homeFp == fp) {
+      touched ^= key(m, home); // the home cell: written when free, compared when its fingerprint matches
+    }
     long first = level2First(g);
     int words = 1 << (groupBits - 3);
     int overflowWord = entry >>> 8 & 0xFF;
@@ -476,7 +467,7 @@ final class GroupCells {
       }
     }
     int freeWord = freeFrom(g);
-    if (freeWord < words) {
+    if (homeFp != 0 && freeWord < words) {
       // the free cell is one of the word's eight: their two lines, without waiting for the word
       long at = first + 8L * freeWord;
       touched ^= (long) LONG.get(fps, level2Fps + at) ^ key(m, at) ^ key(m, at + 4) ^ (long) LONG.get(m, bitmapWord(at));

@@ -238,7 +238,7 @@ public final class GroupTable implements LongHashTable {
           if (!t.built(g)) {
             t.buildFingerprints(m, g);
           }
-          long c = t.findForWrite(m, key, home, fp);
+          long c = t.find(m, key, home, fp);
           if (c >= 0) {
             if (mode == PUT_IF_ABSENT || mode == REPLACE_IF && t.value(m, c) != expected) {
               return false;

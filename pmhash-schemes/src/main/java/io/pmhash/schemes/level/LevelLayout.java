@@ -93,6 +93,8 @@ public final class LevelLayout {
   public static final long PAIR_VALUE = off(PAIR, "value");
   /** Size of a bucket: 128. */
   public static final long BUCKET_BYTES = BUCKET.byteSize();
+  /** Cache lines per bucket: 2. */
+  public static final int BUCKET_LINES = (int) BUCKET_BYTES / 64;
   /** Offset of the token word: 0. */
   public static final long TOKEN = off(BUCKET, "token");
   /** Offset of slot 0: 16. */

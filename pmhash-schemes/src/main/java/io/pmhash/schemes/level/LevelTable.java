@@ -1,6 +1,7 @@
 package io.pmhash.schemes.level;
 
 import static io.pmhash.schemes.level.LevelLayout.BUCKET_BYTES;
+import static io.pmhash.schemes.level.LevelLayout.BUCKET_LINES;
 import static io.pmhash.schemes.level.LevelLayout.HDR_BOTTOM;
 import static io.pmhash.schemes.level.LevelLayout.HDR_CLEAN_SIZE;
 import static io.pmhash.schemes.level.LevelLayout.HDR_K;
@@ -22,6 +23,7 @@ import io.pmhash.core.Persistence;
 import io.pmhash.core.PersistenceStats;
 import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
@@ -191,10 +193,16 @@ public final class LevelTable implements LongHashTable {
     LOCK.setRelease(locks, s, 0);
   }
 
-  /** Takes the stripes of a key's buckets and returns the levels they are valid for. */
+  /**
+   * Takes the stripes of a key's buckets and returns the levels they are valid for. First it loads
+   * the four candidate buckets' lines, which the operation reads under the stripes ({@link
+   * Prefetch}; offsets in levels a resize has since replaced are still inside the pool's mapping,
+   * which never shrinks, and what they hold is not used).
+   */
   private Levels lock(long h1, long h2) {
     for (;;) {
       Levels l = levels;
+      Prefetch.keep(prefetch(pool.memory(), l, h1, h2));
       int a = stripe(h1, l.k);
       int b = stripe(h2, l.k);
       lockStripe(Math.min(a, b));
@@ -206,6 +214,15 @@ public final class LevelTable implements LongHashTable {
       }
       unlock(l, h1, h2);
     }
+  }
+
+  /** @return the lines of a key's two top and two bottom buckets, folded, for {@link Prefetch#keep} */
+  private static long prefetch(MemorySegment m, Levels l, long h1, long h2) {
+    long t1 = topIndex(h1, l.k);
+    long t2 = topIndex(h2, l.k);
+    return Prefetch.lines(m, bucket(l.top, t1), BUCKET_LINES) ^ Prefetch.lines(m, bucket(l.top, t2), BUCKET_LINES)
+        ^ Prefetch.lines(m, bucket(l.bottom, t1 >>> 1), BUCKET_LINES)
+        ^ Prefetch.lines(m, bucket(l.bottom, t2 >>> 1), BUCKET_LINES);
   }
 
   private void unlock(Levels l, long h1, long h2) {
