@@ -220,7 +220,6 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
-        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start)); // its lines before the lock (Prefetch)
         CcehSegment.readLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
@@ -250,7 +249,6 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
-        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start)); // its lines before the lock (Prefetch)
         CcehSegment.readLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
@@ -306,7 +304,8 @@ public final class CcehTable implements LongHashTable {
           continue;
         }
         long shape;
-        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start)); // its lines before the lock (Prefetch)
+        // its lines before the lock (Prefetch; writers only: readers, which read one or two of them, were slower)
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start));
         CcehSegment.writeLock(m, seg);
         try {
           shape = CcehSegment.shapeAcquire(m, seg);
@@ -363,7 +362,8 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
-        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start)); // its lines before the lock (Prefetch)
+        // its lines before the lock (Prefetch; writers only: readers, which read one or two of them, were slower)
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start));
         CcehSegment.writeLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
