@@ -197,7 +197,8 @@ public final class LevelTable implements LongHashTable {
    * {@link #lock} for a writer: first it loads the four candidate buckets' lines, which a write
    * reads under the stripes ({@link Prefetch}; offsets in levels a resize has since replaced are
    * still inside the pool's mapping, which never shrinks, and what they hold is not used).
-   * Readers do not: they often stop at the first bucket, and measured slower with it.
+   * Readers do not: they load the two top buckets at once anyway, and measured 10–12 % slower
+   * with the extra loads (docs/persistence.md, "Loads before a lock").
    */
   private Levels lockForWrite(long h1, long h2) {
     Prefetch.keep(prefetch(pool.memory(), levels, h1, h2));
