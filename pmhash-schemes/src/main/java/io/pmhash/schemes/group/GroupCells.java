@@ -193,6 +193,11 @@ final class GroupCells {
     return (byte) FP.get(fps, fpOffset(c)) & 0xFF;
   }
 
+  /** @return the fingerprint of level-2 cell {@code c} (N &le; c &lt; 2N), 0 if it is free: {@link #fp} without its level test */
+  private int level2Fp(long c) {
+    return (byte) FP.get(fps, level2Fps + c) & 0xFF;
+  }
+
   /** Sets cell {@code c}'s fingerprint (under the group lock, or on a table nobody else sees). */
   void setFp(long c, int fp) {
     FP.set(fps, fpOffset(c), (byte) fp);
@@ -372,7 +377,7 @@ final class GroupCells {
     int last = entry >>> 16;
     if (last != 0) {
       long c = level2First(g) + last - 1;
-      if (((byte) FP.get(fps, level2Fps + c) & 0xFF) == fp && key(m, c) == key) { // a level-2 cell's fingerprint
+      if (level2Fp(c) == fp && key(m, c) == key) {
         return c;
       }
     }
@@ -462,7 +467,7 @@ final class GroupCells {
       long from = (first + 8L * (overflowWord - 1)) & ~63L; // first and G are multiples of 64
       touched ^= Prefetch.lines(fps, level2Fps + from, (int) ((first + groupSize() - from) >>> 6));
       int last = entry >>> 16;
-      if (last != 0 && ((byte) FP.get(fps, level2Fps + first + last - 1) & 0xFF) == fp) {
+      if (last != 0 && level2Fp(first + last - 1) == fp) {
         touched ^= key(m, first + last - 1);
       }
     }
