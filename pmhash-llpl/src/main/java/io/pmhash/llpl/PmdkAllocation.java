@@ -36,7 +36,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       or unlinks the block: PMDK's commit is the one commit point for the bytes, the link and
  *       the allocation. A crash or an abort before it rolls the allocation and the free back.
  *       Such a free is immediate (PMDK may hand the block out again at once): only NVLH, whose
- *       readers hold the table's lock, frees in a transaction.
+ *       readers hold the table's lock, frees in a transaction. So another thread may be handed
+ *       the block, and report it ({@link #txEnded}), before the freeing transaction reports its
+ *       end: the index applies a free only if the block was not allocated again since.
  *   <li>{@link #reserve} is {@code pmemobj_xreserve} (in memory only); {@link #publish}, {@link
  *       #publishUnlinked} and a {@link Step} are one {@code pmemobj_publish} of the reservations'
  *       actions, {@code pmemobj_set_value}s and the retire records below: PMDK's redo log
@@ -105,6 +107,13 @@ final class PmdkAllocation implements PoolBackend.Allocation {
   private BlockIndex index;
   /** Blocks allocated in a running transaction → their object's start. Guarded by this. */
   private final Map<Long, Long> inTx = new HashMap<>();
+  /**
+   * Blocks freed in a transaction whose end is not reported yet → the transaction's thread.
+   * PMDK may hand such a block out again as soon as the free commits, before {@link #txEnded}
+   * reports it; the new owner's report takes the entry out, and the free's late report then
+   * leaves the index alone. Guarded by this.
+   */
+  private final Map<Long, Thread> freeing = new HashMap<>();
   /** Retired blocks waiting for their grace period → object and slot. Guarded by this. */
   private final Map<Long, Retired> retired = new HashMap<>();
   /** Region offsets of the empty retire slots no step holds. Guarded by this. */
@@ -163,21 +172,42 @@ final class PmdkAllocation implements PoolBackend.Allocation {
       throw new IllegalStateException("PMDK could not free the block at " + block + " (" + PmdkTransactions.error(r)
           + "); the transaction stays open and rolls back when closed");
     }
+    synchronized (this) {
+      freeing.put(block, Thread.currentThread());
+    }
   }
 
+  /**
+   * Brings the index up to date with a transaction PMDK has ended. Reports of different threads
+   * arrive in any order, not in the order of their commits: a free is applied only if no other
+   * transaction has been handed the block since ({@link #freeing}). An abort changed nothing; an
+   * index not built yet is built later from PMDK's state.
+   */
   @Override
   public synchronized void txEnded(boolean committed, long[] allocated, int allocs, long[] freed, int frees) {
-    for (int i = 0; i < allocs; i++) {
-      Long start = inTx.remove(allocated[i]);
-      if (committed && index != null) {
-        index.put(allocated[i], start, usableSize(allocated[i], start));
-      }
-    }
-    if (committed && index != null) { // an abort changed nothing; an index not built yet is built from PMDK's state
-      for (int i = 0; i < frees; i++) {
+    Thread self = Thread.currentThread();
+    for (int i = 0; i < frees; i++) {
+      if (freeing.remove(freed[i], self) && committed && index != null) {
         index.remove(freed[i]);
       }
     }
+    for (int i = 0; i < allocs; i++) {
+      Long start = inTx.remove(allocated[i]);
+      if (committed) {
+        allocatedAgain(allocated[i]);
+        if (index != null) {
+          index.put(allocated[i], start, usableSize(allocated[i], start));
+        }
+      }
+    }
+  }
+
+  /**
+   * A block just allocated may be one a transaction freed and has not reported yet: that
+   * report must not drop it (see {@link #freeing}).
+   */
+  private void allocatedAgain(long block) {
+    freeing.remove(block);
   }
 
   // ------------------------------------------------------------------ reserve and publish
@@ -326,6 +356,15 @@ final class PmdkAllocation implements PoolBackend.Allocation {
     List<Long> lists = new ArrayList<>();
     walkObjects(lists);
     return lists;
+  }
+
+  /** @return PMDK's transactions of this pool, used directly to order commits and reports (for tests) */
+  PmdkTransactions transactionsForTests() {
+    try {
+      return PmdkTransactions.bind(path, pool);
+    } catch (io.pmhash.core.BackendUnavailableException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** @return the object start of a block's object (for tests) */
@@ -538,6 +577,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
       idx.remove(block);
     }
     for (PmdkReserved r : rs) {
+      allocatedAgain(r.offset());
       idx.put(r.offset(), r.start, usableSize(r.offset(), r.start));
     }
   }

@@ -160,6 +160,82 @@ class PmdkAllocationTest {
     }
   }
 
+  /**
+   * PMDK may hand a block a transaction freed to another transaction as soon as the first commits,
+   * before the first reports its end ({@code txEnded}): two threads' reports may arrive in either
+   * order. The late report of the free must not drop the block the other transaction now owns
+   * (it once did: NVLH's llpl contract counted one block fewer than it reached).
+   */
+  @Test
+  void aFreeReportedAfterTheBlockWasAllocatedAgainLeavesItOwned() throws Exception {
+    long size = 300_000; // a huge object: PMDK reuses a free chunk at once, a run's unit only later
+    try (Pool pool = Pool.create(dir.resolve("p"), LlplTransactionTest.llpl(2).withBackendAllocation(32L << 20))) {
+      PmdkAllocation a = pmdk(pool);
+      PmdkTransactions pmdkTx = a.transactionsForTests();
+      long freed;
+      try (Tx tx = pool.undoLog().begin()) {
+        freed = tx.alloc(size);
+        tx.commit();
+      }
+      assertEquals(1, a.blocksOwned());
+      // the freeing transaction commits in PMDK; its report comes last
+      pmdkTx.begin();
+      a.txFree(freed);
+      pmdkTx.commit();
+      // transactions of another thread allocate until PMDK hands the same object out again
+      List<Long> allocated = new ArrayList<>();
+      long again = 0;
+      for (int i = 0; i < 64 && again != freed; i++) {
+        pmdkTx.begin();
+        again = a.txAlloc(size);
+        pmdkTx.commit();
+        a.txEnded(true, new long[] {again}, 1, new long[0], 0);
+        allocated.add(again);
+      }
+      assertEquals(freed, again, "PMDK handed the freed object out again within 64 allocations: " + allocated);
+      a.txEnded(true, new long[0], 0, new long[] {freed}, 1);
+      assertTrue(a.owned(freed), "the block allocated again is owned");
+      assertEquals(allocated.size(), a.blocksOwned());
+      assertEquals(a.walk().keySet(), new java.util.HashSet<>(allocated), "the index agrees with PMDK's heap");
+    }
+  }
+
+  /** The same race left to the scheduler: two threads allocate and free in transactions, then the index equals PMDK's heap. */
+  @Test
+  void twoThreadsAllocatingAndFreeingInTransactionsLeaveTheIndexEqualToTheHeap() throws Exception {
+    try (Pool pool = Pool.create(dir.resolve("p"), LlplTransactionTest.llpl(2).withBackendAllocation(32L << 20))) {
+      PmdkAllocation a = pmdk(pool);
+      assertEquals(0, a.blocksOwned()); // the index exists: every report updates it
+      List<Long> kept = java.util.Collections.synchronizedList(new ArrayList<>());
+      Runnable churn = () -> {
+        for (int i = 0; i < 2_000; i++) {
+          long b;
+          try (Tx tx = pool.undoLog().begin()) {
+            b = tx.alloc(300_000);
+            tx.commit();
+          }
+          if (i % 100 == 0) {
+            kept.add(b);
+            continue;
+          }
+          try (Tx tx = pool.undoLog().begin()) {
+            tx.free(b);
+            tx.commit();
+          }
+        }
+      };
+      Thread other = new Thread(churn);
+      other.start();
+      churn.run();
+      other.join();
+      assertEquals(new java.util.HashSet<>(kept), a.walk().keySet(), "PMDK holds the blocks kept");
+      for (long b : kept) {
+        assertTrue(a.owned(b), "block " + b + " is owned");
+      }
+      assertEquals(kept.size(), a.blocksOwned(), "the index holds exactly the blocks kept");
+    }
+  }
+
   @Test
   void aCancelledReservationIsNeverPublished() throws Exception {
     try (Pool pool = Pool.create(dir.resolve("p"), LlplTransactionTest.llpl(2))) {
