@@ -23,7 +23,7 @@ import java.lang.foreign.ValueLayout;
  * <ol>
  *   <li>{@link #snapshot}: an entry (target, length, checksum, old bytes) is written and persisted
  *       before {@code snapshot} returns, so the old bytes are durable before the caller's first
- *       store to the range. The checksum covers the lane's undo generation, the entry's position
+ *       store to the range ({@link #snapshot(long[], long[], int)}: several entries, one drain). The checksum covers the lane's undo generation, the entry's position
  *       and its bytes: the log is the chain of entries from the start of the section whose
  *       checksums hold, so a torn entry ends the chain (its range was not yet modified) and an
  *       entry of an earlier transaction never validates.
@@ -37,7 +37,7 @@ import java.lang.foreign.ValueLayout;
  *       that increments the lane's undo generation, persisted; every entry is invalid from here.
  * </ol>
  *
- * A commit costs two or three drains plus one per snapshot. Freed blocks are reused only after
+ * A commit costs two or three drains plus one per snapshot call. Freed blocks are reused only after
  * a grace period ({@link TxAllocator#retire}).
  *
  * <h2>In a backend's transactions (the llpl pool: PMDK's undo log and allocator)</h2>
@@ -178,11 +178,51 @@ public final class Tx implements AutoCloseable {
   public void snapshot(long offset, long length) {
     checkActive();
     if (backend != null) {
-      lanes.checkRegionRange(offset, length, "snapshot range"); // blocks are anywhere in the region
-      // PERSIST(backend 2): the backend's log holds the old bytes durably when this returns.
-      backend.addRange(offset, length);
+      snapshotInBackend(offset, length);
       return;
     }
+    writeSnapshot(offset, length);
+    // PERSIST(tx 1): the old bytes are durable before snapshot returns and the caller writes.
+    lanes.persistence.drain();
+    undrained = false;
+  }
+
+  /**
+   * {@link #snapshot(long, long)} of several ranges with one drain: every entry is written and
+   * flushed, then one drain makes them all durable before this returns. For a caller that knows
+   * every range it will change before its first store (NVLH's split): n snapshots cost one drain
+   * instead of n.
+   *
+   * @param offsets pool offsets of the ranges, in {@code [0, count)}
+   * @param lengths their lengths in bytes, each at least one
+   * @param count how many ranges
+   * @throws LaneOverflowException if the entries do not fit in the lane; the transaction stays
+   *     open, to be rolled back by {@code close} (the caller has changed none of the ranges yet)
+   */
+  public void snapshot(long[] offsets, long[] lengths, int count) {
+    checkActive();
+    if (backend != null) {
+      for (int i = 0; i < count; i++) {
+        snapshotInBackend(offsets[i], lengths[i]);
+      }
+      return;
+    }
+    for (int i = 0; i < count; i++) {
+      writeSnapshot(offsets[i], lengths[i]);
+    }
+    // PERSIST(tx 1): every range's old bytes are durable before this returns and the caller writes.
+    lanes.persistence.drain();
+    undrained = false;
+  }
+
+  private void snapshotInBackend(long offset, long length) {
+    lanes.checkRegionRange(offset, length, "snapshot range"); // blocks are anywhere in the region
+    // PERSIST(backend 2): the backend's log holds the old bytes durably when this returns.
+    backend.addRange(offset, length);
+  }
+
+  /** A range's undo entry written and flushed, not drained; the range added to the commit's flushes. */
+  private void writeSnapshot(long offset, long length) {
     lanes.checkRange(offset, length, "snapshot range");
     long need = LaneLayout.undoEntryBytes(length);
     reserveSpace(need, "a snapshot of " + length + " bytes");
@@ -193,10 +233,8 @@ public final class Tx implements AutoCloseable {
       m.set(ValueLayout.JAVA_BYTE, at + i, (byte) 0);
     }
     writeEntryHeader(m, at, offset, UNDO_RANGE, length);
-    // PERSIST(tx 1): the old bytes are durable before snapshot returns and the caller writes.
     lanes.persistence.flush(at, need);
-    lanes.persistence.drain();
-    undrained = false;
+    undrained = true;
     addRange(offset, length);
   }
 

@@ -117,6 +117,38 @@ class LogTest {
   }
 
   @Test
+  void txSnapshotOfSeveralRangesDrainsOnceAndRollsEachBack() throws Exception {
+    try (Pool pool = Pool.create(dir.resolve("p"), small(2))) {
+      long b = block(pool, 512);
+      long[] offsets = {b, b + 128, b + 320};
+      long[] lengths = {8, 16, 40};
+      for (int i = 0; i < 3; i++) {
+        pool.memory().asSlice(offsets[i], lengths[i]).fill((byte) (i + 1));
+      }
+      try (Tx tx = pool.undoLog().begin()) {
+        PersistenceStats before = pool.persistence().stats();
+        tx.snapshot(offsets, lengths, 3);
+        assertEquals(1, pool.persistence().stats().minus(before).drains(), "three entries, one drain");
+        for (int i = 0; i < 3; i++) {
+          pool.memory().asSlice(offsets[i], lengths[i]).fill((byte) 9);
+        }
+        // closed without commit
+      }
+      for (int i = 0; i < 3; i++) {
+        for (long j = 0; j < lengths[i]; j++) {
+          assertEquals((byte) (i + 1), pool.memory().get(ValueLayout.JAVA_BYTE, offsets[i] + j), "range " + i + " byte " + j);
+        }
+      }
+      try (Tx tx = pool.undoLog().begin()) {
+        tx.snapshot(offsets, lengths, 3);
+        pool.memory().set(U64, b + 320, 77);
+        tx.commit();
+      }
+      assertEquals(77, pool.memory().get(U64, b + 320), "committed");
+    }
+  }
+
+  @Test
   void txOverflowSaysTheLimitAndRollsBackOnClose() throws Exception {
     try (Pool pool = Pool.create(dir.resolve("p"), small(1))) {
       long b = block(pool, 2048);

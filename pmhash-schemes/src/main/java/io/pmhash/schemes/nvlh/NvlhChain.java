@@ -32,10 +32,21 @@ final class NvlhChain {
    * @return the new bucket, for the caller to fill before commit
    */
   static long linkNew(Pool pool, NvlhTxn tx, long tail) {
+    return linkNew(pool, tx, tail, true);
+  }
+
+  /**
+   * {@link #linkNew(Pool, NvlhTxn, long)}, with {@code logged} false for a tail whose next word
+   * needs no snapshot: a bucket of a chain no one reaches until the transaction commits, which
+   * the caller flushes (see {@link #appendAll}).
+   */
+  private static long linkNew(Pool pool, NvlhTxn tx, long tail, boolean logged) {
     long nb = tx.alloc(BUCKET_BYTES);
     MemorySegment m = pool.memory(); // the allocation may have grown the pool
     m.asSlice(nb, BUCKET_BYTES).fill((byte) 0);
-    tx.snapshot(tail + NEXT, 8);
+    if (logged) {
+      tx.snapshot(tail + NEXT, 8);
+    }
     LONG.setRelease(m, tail + NEXT, nb);
     return nb;
   }
@@ -50,9 +61,16 @@ final class NvlhChain {
    * the meta bits that publish them, and a rollback restores the meta word, freeing the slots
    * again. The source is not changed here.
    *
+   * <p>With {@code logged} false the receiving chain is one no reader and no recovery reaches
+   * until the transaction commits (a split's new bucket q, which the caller emptied in this
+   * transaction): nothing of it is snapshotted, a rollback leaves it as garbage beyond the
+   * table's buckets (the next split of q empties it again), and the caller flushes the head's
+   * meta and next words before commit; overflow buckets chained to it are allocated in the
+   * transaction and flushed whole by the commit.
+   *
    * @return overflow buckets allocated
    */
-  static int appendAll(Pool pool, Persistence p, NvlhTxn tx, long head, long src, long moving) {
+  static int appendAll(Pool pool, Persistence p, NvlhTxn tx, long head, long src, long moving, boolean logged) {
     MemorySegment m = pool.memory();
     int added = 0;
     long b = head;
@@ -66,12 +84,12 @@ final class NvlhChain {
         b = NvlhBucket.next(m, b);
       }
       if (b == 0) {
-        b = linkNew(pool, tx, tail);
+        b = linkNew(pool, tx, tail, logged);
         m = pool.memory();
         allocated = b;
         snapshotted = b; // allocated in the transaction: commit flushes it, rollback frees it
         added++;
-      } else if (snapshotted != b) {
+      } else if (logged && snapshotted != b) {
         tx.snapshot(b + META, 8);
         snapshotted = b;
       }
@@ -93,11 +111,14 @@ final class NvlhChain {
    * Unlinks the overflow bucket {@code b} that follows {@code pred} and frees it, inside {@code
    * tx}. The bucket's own bytes are not changed: if the transaction rolls back it is linked and
    * whole again; if it commits no one reaches it. The free comes first, so the snapshot's drain
-   * also makes the free's log entry durable.
+   * also makes the free's log entry durable. With {@code logged} false the caller has already
+   * snapshotted {@code pred}'s next word (the commit drains the free's entry).
    */
-  static void unlink(MemorySegment m, NvlhTxn tx, long pred, long b) {
+  static void unlink(MemorySegment m, NvlhTxn tx, long pred, long b, boolean logged) {
     tx.free(b);
-    tx.snapshot(pred + NEXT, 8);
+    if (logged) {
+      tx.snapshot(pred + NEXT, 8);
+    }
     LONG.setRelease(m, pred + NEXT, NvlhBucket.next(m, b));
   }
 }

@@ -181,12 +181,28 @@ final class NvlhResize {
       LONG.set(m, t.header + HDR_PENDING_TO, to);
       LONG.setRelease(m, t.header + HDR_PENDING, pending);
       flag(m, tx, fromOff, true);
-      flag(m, tx, toOff, true);
+      if ((pending & PENDING_KIND) == PENDING_SPLIT) {
+        // q may hold the garbage of a rolled-back single-transaction split: emptied, then flagged
+        tx.snapshot(toOff + META, 2 * Long.BYTES);
+        emptyBucket(m, toOff);
+        NvlhBucket.setMetaRelease(m, toOff, IN_PROCESS);
+      } else {
+        flag(m, tx, toOff, true);
+      }
       tx.commit();
     }
     if (newSeg != 0) {
       setSegmentMirror(t, seg, newSeg);
     }
+  }
+
+  /**
+   * Empties a split's receiving bucket q, which a rolled-back split may have left as garbage:
+   * meta and next zero. The caller has q's stripe and, if q must survive a rollback, a snapshot.
+   */
+  private static void emptyBucket(MemorySegment m, long bucket) {
+    LONG.set(m, bucket + NvlhLayout.NEXT, 0L);
+    NvlhBucket.setMetaRelease(m, bucket, 0L);
   }
 
   private static void flag(MemorySegment m, NvlhTxn tx, long bucket, boolean on) {
@@ -249,19 +265,25 @@ final class NvlhResize {
   /**
    * Inside {@code tx}: appends the {@code moving} records of bucket {@code x} (in the chain at
    * {@code src}, after {@code pred}) to the chain at {@code dst}, then clears their bits in
-   * {@code x}'s meta word (snapshotted) or, if {@code unlink}, unlinks and frees {@code x}.
+   * {@code x}'s meta word or, if {@code unlink}, unlinks and frees {@code x}.
    *
+   * @param sourceLogged whether the source chain's bucket headers are already snapshotted (else
+   *     {@code x}'s meta word or {@code pred}'s next word is snapshotted here)
+   * @param destinationLogged {@link NvlhChain#appendAll}'s {@code logged}
    * @return the change in the number of overflow buckets, to apply once the transaction commits
    */
-  private static int moveOne(NvlhTable t, NvlhTxn tx, long x, long pred, long dst, long moving, boolean unlink) {
+  private static int moveOne(NvlhTable t, NvlhTxn tx, long x, long pred, long dst, long moving, boolean unlink,
+      boolean sourceLogged, boolean destinationLogged) {
     long meta = NvlhBucket.meta(t.pool.memory(), x);
-    int added = NvlhChain.appendAll(t.pool, t.persistence, tx, dst, x, moving);
+    int added = NvlhChain.appendAll(t.pool, t.persistence, tx, dst, x, moving, destinationLogged);
     MemorySegment m = t.pool.memory();
     if (unlink) {
-      NvlhChain.unlink(m, tx, pred, x);
+      NvlhChain.unlink(m, tx, pred, x, !sourceLogged);
       return added - 1;
     }
-    tx.snapshot(x + META, 8);
+    if (!sourceLogged) {
+      tx.snapshot(x + META, 8);
+    }
     NvlhBucket.setMetaRelease(m, x, NvlhLayout.withoutSlots(meta, moving));
     return added;
   }
@@ -284,7 +306,7 @@ final class NvlhResize {
       if (moving != 0 || unlink) {
         int delta;
         try (NvlhTxn tx = t.txns.begin()) {
-          delta = moveOne(t, tx, x, pred, dst, moving, unlink);
+          delta = moveOne(t, tx, x, pred, dst, moving, unlink, false, true);
           tx.commit();
         }
         t.overflowBuckets.addAndGet(delta);
@@ -300,8 +322,20 @@ final class NvlhResize {
    * A split or merge whose source chain has at most {@link NvlhTable#singleTxChain} buckets, as
    * the paper does it: one transaction for the segment (split) or its release (merge), every
    * move and the new state. No flag or pending word is needed: the transaction is all or
-   * nothing. Its undo log is bounded by the chain length (at most 7 records per source bucket,
-   * a snapshot per receiving bucket): about 1.6 KiB for four source buckets.
+   * nothing.
+   *
+   * <p>PERSIST(one 1): the ranges the transaction changes in reachable memory are known before
+   * its first store: the state word and the header (meta and next words) of every bucket of the
+   * source chain (an unlinked bucket's predecessor is one of them). They are snapshotted
+   * together, one drain. PERSIST(one 2), a split only: the receiving bucket q is beyond the
+   * table's buckets until the new state commits, so no reader, no scan and no recovery reaches
+   * it; it is emptied (meta and next zero) and filled without a snapshot ({@link
+   * NvlhChain#appendAll} unlogged), its header flushed before the commit's drain. A rollback
+   * leaves q as garbage, which the next split of q (this one again, or {@link #start}) empties
+   * first. A merge's receiving chain is reachable: each of its buckets is snapshotted before its
+   * first store. The undo log is bounded by the chain length: for four source buckets, five
+   * ranges of at most 16 bytes (and, for a merge, at most seven receiving meta words).
+   *</p>
    *
    * @return false if the chain is longer, or the log did not fit the lane after all (rolled back,
    *     nothing changed): the caller runs the flagged protocol
@@ -329,8 +363,20 @@ final class NvlhResize {
       }
       m = t.pool.memory();
       long dst = newSeg ? segOffset + ((to & t.segMask) << NvlhLayout.BUCKET_SHIFT) : t.bucketOffset(to);
-      tx.snapshot(t.header + HDR_STATE, 8);
+      long[] offsets = new long[chain + 1];
+      long[] lengths = new long[chain + 1];
+      offsets[0] = t.header + HDR_STATE;
+      lengths[0] = 8;
+      int n = 1;
+      for (long x = src; x != 0; x = NvlhBucket.next(m, x)) {
+        offsets[n] = x + META;
+        lengths[n++] = 2 * Long.BYTES; // meta, next
+      }
+      tx.snapshot(offsets, lengths, n);
       LONG.setRelease(m, t.header + HDR_STATE, next);
+      if (!merge) {
+        emptyBucket(m, dst);
+      }
       long pred = 0;
       for (long x = src; x != 0; ) {
         m = t.pool.memory();
@@ -339,12 +385,15 @@ final class NvlhResize {
         long nx = NvlhBucket.next(m, x);
         boolean unlink = x != src && bits == moving;
         if (moving != 0 || unlink) {
-          delta += moveOne(t, tx, x, pred, dst, moving, unlink);
+          delta += moveOne(t, tx, x, pred, dst, moving, unlink, true, merge);
         }
         if (!unlink) {
           pred = x;
         }
         x = nx;
+      }
+      if (!merge) {
+        t.persistence.flush(dst + META, 2 * Long.BYTES); // PERSIST(one 2): drained by the commit
       }
       tx.commit();
     } catch (LaneOverflowException e) {

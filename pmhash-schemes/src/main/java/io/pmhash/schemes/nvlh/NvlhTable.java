@@ -487,7 +487,7 @@ public final class NvlhTable implements LongHashTable {
   /** The record is the last of an overflow bucket: the bucket is unlinked and freed in one transaction. */
   private void deleteLastOfOverflow(MemorySegment m, long pred, long x) {
     try (NvlhTxn tx = txns.begin()) {
-      NvlhChain.unlink(m, tx, pred, x);
+      NvlhChain.unlink(m, tx, pred, x, true);
       tx.commit();
     }
     overflowBuckets.decrementAndGet();

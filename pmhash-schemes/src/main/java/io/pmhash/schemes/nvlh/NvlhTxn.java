@@ -19,6 +19,12 @@ interface NvlhTxn extends AutoCloseable {
   /** {@code tx_addlog}: records the old bytes of a range, durably, before the caller's first store. */
   void snapshot(long offset, long length);
 
+  /**
+   * {@code tx_addlog} of several ranges, durable together (one drain on the core's undo log),
+   * before the caller's first store to any of them.
+   */
+  void snapshot(long[] offsets, long[] lengths, int count);
+
   /** @return a block of {@code size} bytes owned if the transaction commits; the caller fills it */
   long alloc(long size);
 
@@ -48,6 +54,11 @@ interface NvlhTxn extends AutoCloseable {
     @Override
     public void snapshot(long offset, long length) {
       tx.snapshot(offset, length);
+    }
+
+    @Override
+    public void snapshot(long[] offsets, long[] lengths, int count) {
+      tx.snapshot(offsets, lengths, count);
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * The crash-test machinery of this package, for NVLH and NVDH: table configurations, a
@@ -93,6 +94,16 @@ final class NvlhCrashSupport {
   }
 
   static CrashHarness.Report crash(Path dir, String name, Config c, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
+    return crash(dir, name, c, setup, work, recoveryCrashes, (t, point) -> {});
+  }
+
+  /**
+   * {@link #crash(Path, String, Config, List, List, boolean)} with a further check of each
+   * recovered table, after the invariants and before the table's last use ({@link
+   * CrashModel#checkStillWorks}).
+   */
+  static CrashHarness.Report crash(Path dir, String name, Config c, List<Op> setup, List<Op> work, boolean recoveryCrashes,
+      BiConsumer<LongHashTable, CrashPoint> then) {
     CrashHarness.Builder b = CrashHarness.builder(dir, c.poolOptions())
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
         .randomImages(3, 0x1E7E1L)
@@ -105,7 +116,8 @@ final class NvlhCrashSupport {
     if (recoveryCrashes) {
       b.recoveryImages(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE);
     }
-    CrashHarness.Report r = b.run(workload(c, work), verifier(c, setup, work));
+    List<Map<Long, Long>> states = CrashModel.states(setup, work);
+    CrashHarness.Report r = b.run(workload(c, work), (pool, point) -> verify(c, pool, point, states, work, then));
     System.out.println("NvlhCrash " + c.scheme() + " " + name + ": " + r.summary());
     return r;
   }
@@ -122,12 +134,8 @@ final class NvlhCrashSupport {
     };
   }
 
-  static CrashHarness.Verifier verifier(Config c, List<Op> setup, List<Op> work) {
-    List<Map<Long, Long>> states = CrashModel.states(setup, work);
-    return (pool, point) -> verify(c, pool, point, states, work);
-  }
-
-  static void verify(Config c, Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work) {
+  static void verify(Config c, Pool pool, CrashPoint point, List<Map<Long, Long>> states, List<Op> work,
+      BiConsumer<LongHashTable, CrashPoint> then) {
     LongHashTable t = c.open(pool);
     CrashHarness.recovered(pool);
     CrashModel.checkRecovered(t, point, states, work);
@@ -136,6 +144,7 @@ final class NvlhCrashSupport {
     } else {
       NvlhInvariants.check((NvdhTable) t, point.describe());
     }
+    then.accept(t, point);
     CrashModel.checkStillWorks(t, point.describe());
   }
 }

@@ -14,7 +14,10 @@ import io.pmhash.schemes.nvlh.NvlhCrashSupport.Config;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -150,6 +153,64 @@ class NvlhCrashTest {
     // with segments of two buckets, the split of p = 2 in round 1 creates bucket 10 (segment 5)
     int at = firstInsertChanging(c, 0, t -> t.segs.length > 5 && t.segs[5] != 0 ? 1 : 0);
     crash(dir, "split allocating a segment" + (flagged ? " (flagged)" : ""), c, inserts(0, at), inserts(at, at + 1), true);
+  }
+
+  /**
+   * A single-transaction split logs nothing of its receiving bucket q, which is beyond the table
+   * until the commit: a crash before the commit leaves in q whatever of the moved records, meta
+   * bits and next word reached the medium. The next split of q, in one transaction or through the
+   * flagged protocol, must empty it first: after it the invariants hold and every record is found
+   * with its value. The table: n0 = 4 in segments of 8 buckets (q = 4 exists before the split,
+   * so a rollback keeps it), splitting above 100 % load; 10 of the first 29 keys go from bucket
+   * 0 to q = 4, more than a bucket holds, so q gets an overflow bucket. The recovered images in
+   * which q held records, and those in which its next word named a bucket, are counted, and some
+   * of each are required.
+   */
+  @ParameterizedTest(name = "next split flagged {0}")
+  @ValueSource(booleans = {false, true})
+  void theNextSplitEmptiesWhatARolledBackSplitLeftInItsNewBucket(boolean nextFlagged) {
+    Config c = new Config(NvlhProvider.NAME, 4, 3, 100, 0, 4, false);
+    List<Op> setup = new ArrayList<>();
+    int toQ = 0;
+    int others = 0;
+    for (int i = 0; setup.size() < 28; i++) {
+      long h = NvlhTable.hash(key(i));
+      if ((h & 7) == 4 && toQ < 10) {
+        toQ++;
+        setup.add(Op.put(key(i), i));
+      } else if ((h & 3) != 0 && others < 18) {
+        others++;
+        setup.add(Op.put(key(i), i));
+      }
+    }
+    List<Op> work = List.of(Op.put(-1, -1));
+    NvlhTable dry = (NvlhTable) dryRun(c, setup, work);
+    assertEquals(1, dry.splits.get(), "the 29th insert splits bucket 0");
+    assertTrue(NvlhBucket.next(dry.pool.memory(), dry.bucketOffset(4)) != 0, "q got an overflow bucket");
+    AtomicInteger records = new AtomicInteger();
+    AtomicInteger links = new AtomicInteger();
+    crash(dir, "split, then the next split of its q" + (nextFlagged ? " (flagged)" : ""), c, setup, work, false,
+        (table, point) -> {
+          NvlhTable t = (NvlhTable) table;
+          MemorySegment m = t.pool.memory();
+          long s = t.state;
+          long q = NvlhLayout.splitPointer(s) + (t.n0 << NvlhLayout.level(s));
+          int seg = (int) (q >>> t.segShift);
+          if (seg < t.segs.length && t.segs[seg] != 0) {
+            records.addAndGet((NvlhBucket.meta(m, t.bucketOffset(q)) & NvlhLayout.ALL_SLOTS) != 0 ? 1 : 0);
+            links.addAndGet(NvlhBucket.next(m, t.bucketOffset(q)) != 0 ? 1 : 0);
+          }
+          Map<Long, Long> before = new HashMap<>();
+          t.forEach(before::put);
+          t.singleTxChain = nextFlagged ? 0 : 4;
+          NvlhResize.split(t);
+          String after = point.describe() + ", then the next split";
+          NvlhInvariants.check(t, after);
+          assertEquals(before.size(), t.size(), after + ": size");
+          before.forEach((k, v) -> assertEquals(v, t.get(k, Long.MIN_VALUE), after + ": key " + k));
+        });
+    assertTrue(records.get() > 0, "some crash images left records in q: " + records.get());
+    assertTrue(links.get() > 0, "some crash images left q naming a bucket: " + links.get());
   }
 
   /**
