@@ -64,9 +64,9 @@ final class NvlhChain {
    * <p>With {@code logged} false the receiving chain is one no reader and no recovery reaches
    * until the transaction commits (a split's new bucket q, which the caller emptied in this
    * transaction): nothing of it is snapshotted, a rollback leaves it as garbage beyond the
-   * table's buckets (the next split of q empties it again), and the caller flushes the head's
-   * meta and next words before commit; overflow buckets chained to it are allocated in the
-   * transaction and flushed whole by the commit.
+   * table's buckets (the next split of q empties it again), and the caller flushes the head
+   * bucket whole before commit (its pairs are not flushed one by one here); overflow buckets
+   * chained to it are allocated in the transaction and flushed whole by the commit.
    *
    * @return overflow buckets allocated
    */
@@ -99,7 +99,7 @@ final class NvlhChain {
       long at = slotOffset(b, s);
       LONG.set(m, at, NvlhBucket.key(m, src, from));
       LONG.set(m, at + PAIR_VALUE, NvlhBucket.value(m, src, from));
-      if (b != allocated) {
+      if (logged && b != allocated) {
         p.flush(at, PAIR_BYTES);
       }
       NvlhBucket.setMetaRelease(m, b, meta | NvlhLayout.slotBits(s, NvlhLayout.fingerprintAt(srcMeta, from)));

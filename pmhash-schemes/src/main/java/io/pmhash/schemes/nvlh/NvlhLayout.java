@@ -137,6 +137,8 @@ public final class NvlhLayout {
   public static final long PAIR_VALUE = off(PAIR, "value");
   /** Size of a bucket: 128. */
   public static final long BUCKET_BYTES = BUCKET.byteSize();
+  /** Cache lines per bucket: 2. */
+  public static final int BUCKET_LINES = (int) BUCKET_BYTES / 64;
   /** log2 of the bucket size. */
   public static final int BUCKET_SHIFT = 7;
   /** Offset of the meta word: 0. */

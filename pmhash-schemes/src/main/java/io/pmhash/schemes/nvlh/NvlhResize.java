@@ -2,6 +2,7 @@ package io.pmhash.schemes.nvlh;
 
 import static io.pmhash.schemes.nvlh.NvlhLayout.ALL_SLOTS;
 import static io.pmhash.schemes.nvlh.NvlhLayout.BUCKET_BYTES;
+import static io.pmhash.schemes.nvlh.NvlhLayout.BUCKET_LINES;
 import static io.pmhash.schemes.nvlh.NvlhLayout.HDR_DIR;
 import static io.pmhash.schemes.nvlh.NvlhLayout.HDR_PENDING;
 import static io.pmhash.schemes.nvlh.NvlhLayout.HDR_PENDING_TO;
@@ -18,6 +19,7 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.level;
 import static io.pmhash.schemes.nvlh.NvlhLayout.splitPointer;
 import static io.pmhash.schemes.nvlh.NvlhLayout.state;
 
+import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.log.LaneOverflowException;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -84,6 +86,7 @@ final class NvlhResize {
       long p = splitPointer(s);
       long q = p + n;
       long next = p + 1 == n ? state(level(s) + 1, 0) : state(level(s), p + 1);
+      prefetch(t, p, q);
       lockTwo(t, p, q);
       try {
         if (!inOneTransaction(t, p, q, 2 * n - 1, next, false)) {
@@ -143,6 +146,22 @@ final class NvlhResize {
     long n = t.n0 << level(s);
     long p = splitPointer(s);
     return p + 1 == n ? state(level(s) + 1, 0) : state(level(s), p + 1);
+  }
+
+  /**
+   * Loads the lines of the source bucket p and, if its segment exists, of q before the stripe
+   * locks, so that their misses overlap instead of following each other in the split ({@link
+   * Prefetch}; docs/design.md, "Loads before a lock"). The structure lock keeps both segments.
+   */
+  private static void prefetch(NvlhTable t, long p, long q) {
+    MemorySegment m = t.pool.memory();
+    long loaded = Prefetch.lines(m, t.bucketOffset(p), BUCKET_LINES);
+    long[] segs = t.segs;
+    long qSeg = q >>> t.segShift;
+    if (qSeg < segs.length && segs[(int) qSeg] != 0) {
+      loaded ^= Prefetch.lines(m, t.bucketOffset(q), BUCKET_LINES);
+    }
+    Prefetch.keep(loaded);
   }
 
   private static void lockTwo(NvlhTable t, long a, long b) {
@@ -330,7 +349,7 @@ final class NvlhResize {
    * together, one drain. PERSIST(one 2), a split only: the receiving bucket q is beyond the
    * table's buckets until the new state commits, so no reader, no scan and no recovery reaches
    * it; it is emptied (meta and next zero) and filled without a snapshot ({@link
-   * NvlhChain#appendAll} unlogged), its header flushed before the commit's drain. A rollback
+   * NvlhChain#appendAll} unlogged), and flushed whole (its two lines) before the commit's drain. A rollback
    * leaves q as garbage, which the next split of q (this one again, or {@link #start}) empties
    * first. A merge's receiving chain is reachable: each of its buckets is snapshotted before its
    * first store. The undo log is bounded by the chain length: for four source buckets, five
@@ -393,7 +412,7 @@ final class NvlhResize {
         x = nx;
       }
       if (!merge) {
-        t.persistence.flush(dst + META, 2 * Long.BYTES); // PERSIST(one 2): drained by the commit
+        t.persistence.flush(dst, BUCKET_BYTES); // PERSIST(one 2): q whole, drained by the commit
       }
       tx.commit();
     } catch (LaneOverflowException e) {

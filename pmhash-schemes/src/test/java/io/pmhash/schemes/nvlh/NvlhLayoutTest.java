@@ -9,6 +9,7 @@ class NvlhLayoutTest {
   @Test
   void bucket() {
     assertEquals(128, NvlhLayout.BUCKET_BYTES);
+    assertEquals(2, NvlhLayout.BUCKET_LINES);
     assertEquals(1L << NvlhLayout.BUCKET_SHIFT, NvlhLayout.BUCKET_BYTES);
     assertEquals(64, NvlhLayout.BUCKET.byteAlignment());
     assertEquals(0, NvlhLayout.META);
