@@ -41,14 +41,45 @@ final class NvlhChain {
    * the caller flushes (see {@link #appendAll}).
    */
   private static long linkNew(Pool pool, NvlhTxn tx, long tail, boolean logged) {
+    long nb = newBucket(pool, tx);
+    link(pool.memory(), tx, tail, nb, logged);
+    return nb;
+  }
+
+  /**
+   * @return a bucket allocated in {@code tx} and zeroed (the commit flushes it whole; a rollback
+   *     frees it)
+   */
+  static long newBucket(Pool pool, NvlhTxn tx) {
     long nb = tx.alloc(BUCKET_BYTES);
-    MemorySegment m = pool.memory(); // the allocation may have grown the pool
-    m.asSlice(nb, BUCKET_BYTES).fill((byte) 0);
+    pool.memory().asSlice(nb, BUCKET_BYTES).fill((byte) 0); // the allocation may have grown the pool
+    return nb;
+  }
+
+  /**
+   * A new bucket holding one record, in slot 0, for an insert into a full chain (Fig. 1(b)).
+   *
+   * @return the bucket, allocated in {@code tx}, not linked yet
+   */
+  static long newBucketWith(Pool pool, NvlhTxn tx, long key, long value, int fp) {
+    long nb = newBucket(pool, tx);
+    MemorySegment m = pool.memory();
+    LONG.set(m, slotOffset(nb, 0), key);
+    LONG.set(m, slotOffset(nb, 0) + PAIR_VALUE, value);
+    NvlhBucket.setMetaRelease(m, nb, NvlhLayout.slotBits(0, fp));
+    return nb;
+  }
+
+  /**
+   * Chains {@code nb} after {@code tail} inside {@code tx}: the tail's next word snapshotted (if
+   * {@code logged}; else the caller has snapshotted it, or no one reaches the tail before the
+   * commit) and set.
+   */
+  static void link(MemorySegment m, NvlhTxn tx, long tail, long nb, boolean logged) {
     if (logged) {
       tx.snapshot(tail + NEXT, 8);
     }
     LONG.setRelease(m, tail + NEXT, nb);
-    return nb;
   }
 
   /**

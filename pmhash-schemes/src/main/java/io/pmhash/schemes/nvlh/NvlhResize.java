@@ -19,6 +19,7 @@ import static io.pmhash.schemes.nvlh.NvlhLayout.level;
 import static io.pmhash.schemes.nvlh.NvlhLayout.splitPointer;
 import static io.pmhash.schemes.nvlh.NvlhLayout.state;
 
+import io.pmhash.core.PoolFullException;
 import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.log.LaneOverflowException;
 import java.lang.foreign.MemorySegment;
@@ -103,6 +104,55 @@ final class NvlhResize {
     }
   }
 
+  /**
+   * An insert into a full chain and the split it triggers (split on collision, §II), in one
+   * transaction: the new overflow bucket holding the record is allocated and filled, and the
+   * tail's next word joins the split's one snapshot call ({@link #inOneTransaction}), so the two
+   * cost one snapshot drain and one commit where they cost two of each (6 drains → 3 or 4).
+   *
+   * <p>Called by the inserting thread, which holds the stripe of the key's bucket {@code b} (the
+   * record's bucket stays {@code b}: the split moves only p's keys). It takes {@link
+   * NvlhTable#structure} only if it is free ({@code tryLock}); holding it, it waits for the
+   * stripes of p and q that it does not hold already (no other thread waits for a stripe while
+   * holding one, so no cycle: see {@link NvlhTable}).
+   *
+   * @return false if nothing changed: the structure lock was busy, the table is as large as it
+   *     gets, b is p, p's chain is too long for one transaction, the lane's log was too small or
+   *     the pool had no room (a split may be skipped, the insert may not fail for it); the caller
+   *     then inserts alone and splits afterwards
+   */
+  static boolean insertAndSplit(NvlhTable t, long b, long tail, long key, long value, int fp) {
+    if (!t.structure.tryLock()) {
+      return false;
+    }
+    try {
+      long s = t.state;
+      long n = t.n0 << level(s);
+      long p = splitPointer(s);
+      if (level(s) >= MAX_LEVEL || Long.numberOfLeadingZeros(n) <= 9 || p == b) {
+        return false;
+      }
+      long q = p + n;
+      prefetch(t, p, q);
+      int held = NvlhTable.stripe(b);
+      lockTwo(t, p, q, held);
+      try {
+        if (!inOneTransaction(t, p, q, 2 * n - 1, stateAfterSplit(t, s), false, tail, key, value, fp)) {
+          return false;
+        }
+        t.splits.incrementAndGet();
+        t.splitsWithInsert.incrementAndGet();
+        return true;
+      } catch (PoolFullException e) {
+        return false; // rolled back: the insert alone may still fit
+      } finally {
+        unlockTwo(t, p, q, held);
+      }
+    } finally {
+      t.structure.unlock();
+    }
+  }
+
   /** Merges the last bucket back into its partner (contraction); nothing below n0 buckets. */
   static void merge(NvlhTable t) {
     t.structure.lock();
@@ -165,19 +215,32 @@ final class NvlhResize {
   }
 
   private static void lockTwo(NvlhTable t, long a, long b) {
-    int sa = NvlhTable.stripe(a);
-    int sb = NvlhTable.stripe(b);
-    t.lockStripe(Math.min(sa, sb));
-    if (sa != sb) {
-      t.lockStripe(Math.max(sa, sb));
-    }
+    lockTwo(t, a, b, -1);
   }
 
   private static void unlockTwo(NvlhTable t, long a, long b) {
+    unlockTwo(t, a, b, -1);
+  }
+
+  /** Locks the stripes of buckets {@code a} and {@code b} in ascending order, except stripe {@code held} (-1: none). */
+  private static void lockTwo(NvlhTable t, long a, long b, int held) {
+    int lo = Math.min(NvlhTable.stripe(a), NvlhTable.stripe(b));
+    int hi = Math.max(NvlhTable.stripe(a), NvlhTable.stripe(b));
+    if (lo != held) {
+      t.lockStripe(lo);
+    }
+    if (hi != lo && hi != held) {
+      t.lockStripe(hi);
+    }
+  }
+
+  private static void unlockTwo(NvlhTable t, long a, long b, int held) {
     int sa = NvlhTable.stripe(a);
     int sb = NvlhTable.stripe(b);
-    t.unlockStripe(sa);
-    if (sa != sb) {
+    if (sa != held) {
+      t.unlockStripe(sa);
+    }
+    if (sb != sa && sb != held) {
       t.unlockStripe(sb);
     }
   }
@@ -360,6 +423,18 @@ final class NvlhResize {
    *     nothing changed): the caller runs the flagged protocol
    */
   static boolean inOneTransaction(NvlhTable t, long from, long to, long mask, long next, boolean merge) {
+    return inOneTransaction(t, from, to, mask, next, merge, 0, 0, 0, 0);
+  }
+
+  /**
+   * {@link #inOneTransaction(NvlhTable, long, long, long, long, boolean)}, first chaining after
+   * {@code tail} (unless 0; a bucket of another chain than the source's) a new overflow bucket
+   * holding {@code key} and {@code value} ({@link #insertAndSplit}): the bucket is allocated
+   * before the snapshot call, whose drain also makes the allocation's log entry durable, and the
+   * tail's next word is one more range of that call.
+   */
+  private static boolean inOneTransaction(NvlhTable t, long from, long to, long mask, long next, boolean merge,
+      long tail, long key, long value, int fp) {
     MemorySegment m = t.pool.memory();
     long src = t.bucketOffset(from);
     int chain = 0;
@@ -380,10 +455,11 @@ final class NvlhResize {
       } else if (freeSeg) {
         freeSegment(t, tx, seg);
       }
+      long inserted = tail != 0 ? NvlhChain.newBucketWith(t.pool, tx, key, value, fp) : 0;
       m = t.pool.memory();
       long dst = newSeg ? segOffset + ((to & t.segMask) << NvlhLayout.BUCKET_SHIFT) : t.bucketOffset(to);
-      long[] offsets = new long[chain + 1];
-      long[] lengths = new long[chain + 1];
+      long[] offsets = new long[chain + 2];
+      long[] lengths = new long[chain + 2];
       offsets[0] = t.header + HDR_STATE;
       lengths[0] = 8;
       int n = 1;
@@ -391,7 +467,15 @@ final class NvlhResize {
         offsets[n] = x + META;
         lengths[n++] = 2 * Long.BYTES; // meta, next
       }
+      if (tail != 0) {
+        offsets[n] = tail + NvlhLayout.NEXT;
+        lengths[n++] = Long.BYTES;
+      }
       tx.snapshot(offsets, lengths, n);
+      if (tail != 0) {
+        NvlhChain.link(m, tx, tail, inserted, false);
+        delta++;
+      }
       LONG.setRelease(m, t.header + HDR_STATE, next);
       if (!merge) {
         emptyBucket(m, dst);

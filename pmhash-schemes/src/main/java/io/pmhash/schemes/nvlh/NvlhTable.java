@@ -50,7 +50,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * of its bucket finished meanwhile) it unlocks and retries. The state changes only while the
  * stripes of both buckets of the split or merge are held, so a validated bucket stays the key's
  * bucket until unlocked. An operation holds one stripe and never waits for another lock while
- * holding it. Splits and merges ({@link NvlhResize}) are serialised by {@link #structure}, the
+ * holding it, with one exception that cannot close a cycle: an insert into a full chain, with
+ * the split on collision, takes {@link #structure} only if it is free ({@code tryLock}) and,
+ * holding it, waits for the stripes of the split ({@link NvlhResize#insertAndSplit}); only the
+ * holder of {@link #structure} ever waits for a stripe while holding one. Splits and merges
+ * ({@link NvlhResize}) are serialised by {@link #structure}, the
  * lock of p and the round, and take the two stripes they touch in ascending order; {@link
  * #forEach} takes {@link #structure} and then every stripe in ascending order. Overflow buckets
  * and segments are freed only under the stripe of the chain that reached them, and the
@@ -94,6 +98,8 @@ public final class NvlhTable implements LongHashTable {
   private final long[] counts = new long[COUNT_CELLS * COUNT_STRIDE];
   final AtomicLong overflowBuckets = new AtomicLong();
   final AtomicLong splits = new AtomicLong();
+  /** Splits done in one transaction with the insert that triggered them ({@link NvlhResize#insertAndSplit}). */
+  final AtomicLong splitsWithInsert = new AtomicLong();
   /** Splits skipped because the pool could not grow (the inserts that triggered them succeeded). */
   final AtomicLong splitsSkipped = new AtomicLong();
   final AtomicLong merges = new AtomicLong();
@@ -379,6 +385,10 @@ public final class NvlhTable implements LongHashTable {
       addCount(b, 1);
       return INSERTED;
     }
+    if (splitLoadPercent == 0 && NvlhResize.insertAndSplit(this, b, tail, key, value, fp)) {
+      addCount(b, 1);
+      return INSERTED; // and split
+    }
     insertOverflow(tail, key, value, fp);
     addCount(b, 1);
     return INSERTED_OVERFLOW;
@@ -391,11 +401,9 @@ public final class NvlhTable implements LongHashTable {
    */
   private void insertOverflow(long tail, long key, long value, int fp) {
     try (NvlhTxn tx = txns.begin()) {
-      long nb = NvlhChain.linkNew(pool, tx, tail);
-      MemorySegment m = pool.memory();
-      LONG.set(m, NvlhLayout.slotOffset(nb, 0), key);
-      LONG.set(m, NvlhLayout.slotOffset(nb, 0) + NvlhLayout.PAIR_VALUE, value);
-      NvlhBucket.setMetaRelease(m, nb, NvlhLayout.slotBits(0, fp));
+      long nb = NvlhChain.newBucketWith(pool, tx, key, value, fp);
+      // the allocation's log entry is drained by the snapshot of the tail's next word
+      NvlhChain.link(pool.memory(), tx, tail, nb, true);
       tx.commit();
     }
     overflowBuckets.incrementAndGet();
@@ -582,6 +590,7 @@ public final class NvlhTable implements LongHashTable {
     d.put("buckets", bucketCount(s));
     d.put("overflowBuckets", overflowBuckets.get());
     d.put("splits", splits.get());
+    d.put("splitsWithInsert", splitsWithInsert.get());
     d.put("splitsSkipped", splitsSkipped.get());
     d.put("merges", merges.get());
     return new TableStats(NvlhProvider.NAME, size, slots, (double) size / slots, pool.size(), ps.linesFlushed(), ps.drains(), d);

@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Crash at every drain of each operation type of NVLH, and of its recovery: insert into a
- * primary bucket, insert chaining an overflow bucket, update, delete (one word, and emptying an
+ * primary bucket, insert chaining an overflow bucket (alone, and in one transaction with the
+ * split it triggers), update, delete (one word, and emptying an
  * overflow bucket), split, round change, split allocating a segment, merge, merge freeing a
  * segment, the round going back; the split and merge tests both as one transaction (short
  * chains, the default) and through the flagged multi-transaction protocol (forced), whose
@@ -125,9 +126,14 @@ class NvlhCrashTest {
   @ValueSource(booleans = {false, true})
   void split(boolean flagged) {
     Config c = config(flagged);
-    int at = firstInsertChanging(c, 0, t -> t.splits.get());
+    // the first split in one transaction with the insert that collided or, flagged, the first
+    // split (after the insert's own transaction)
+    int at = firstInsertChanging(c, 0, t -> flagged ? t.splits.get() : t.splitsWithInsert.get());
+    NvlhTable before = (NvlhTable) dryRun(c, inserts(0, at), List.of());
+    long splits = before.splits.get();
     NvlhTable t = (NvlhTable) dryRun(c, inserts(0, at + 1), List.of());
-    assertEquals(1, t.splits.get());
+    assertEquals(splits + 1, t.splits.get());
+    assertEquals(flagged ? 0 : 1, t.splitsWithInsert.get(), "the split in the insert's transaction");
     crash(dir, "split" + (flagged ? " (flagged)" : ""), c, inserts(0, at), inserts(at, at + 2), true);
   }
 

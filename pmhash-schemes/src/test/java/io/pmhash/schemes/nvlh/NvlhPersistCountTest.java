@@ -88,6 +88,52 @@ class NvlhPersistCountTest {
     }
   }
 
+  /**
+   * Split on collision (the default): the insert into a full chain and the split it triggers are
+   * one transaction, one snapshot call and one commit: 3 drains, 4 when the moves free a source
+   * overflow bucket or chain one to q (a log entry written after the snapshot call, drained first
+   * at commit). Segments of 256 buckets, so that no segment is allocated.
+   */
+  @Test
+  void anInsertIntoAFullChainAndItsSplitAreOneTransaction() throws Exception {
+    try (NvlhTable t = (NvlhTable) create(TableOptions.scheme(NvlhProvider.NAME).withParam(NvlhProvider.INITIAL_BUCKETS, 4)
+        .withParam(NvlhProvider.SEGMENT_SHIFT, 8))) {
+      for (int i = 0; ; i++) {
+        t.pool.allocator().cancel(t.pool.allocator().reserve(NvlhLayout.BUCKET_BYTES)); // formats no chunk below
+        long expected = 3 + (nextSplitFreesOrChainsABucket(t) ? 1 : 0);
+        PersistenceStats s = stats(t);
+        long combined = t.splitsWithInsert.get();
+        t.put(key(i), i);
+        if (t.splitsWithInsert.get() > combined) {
+          assertCost(t, s, expected, -1, "insert " + i + " into a full chain, with its split");
+          NvlhInvariants.check(t, "after it");
+          assertEquals(i + 1, t.size());
+          return;
+        }
+      }
+    }
+  }
+
+  /** Whether the next split of {@code t} frees an overflow bucket of p's chain or chains one to q. */
+  private static boolean nextSplitFreesOrChainsABucket(NvlhTable t) {
+    MemorySegment m = t.pool.memory();
+    long s = t.state;
+    long n = t.n0 << NvlhLayout.level(s);
+    long q = NvlhLayout.splitPointer(s) + n;
+    long head = t.bucketOffset(NvlhLayout.splitPointer(s));
+    int moving = 0;
+    boolean frees = false;
+    for (long x = head; x != 0; x = NvlhBucket.next(m, x)) {
+      int r = 0;
+      for (long bits = NvlhBucket.meta(m, x) & NvlhLayout.ALL_SLOTS; bits != 0; bits &= bits - 1) {
+        r += (NvlhTable.hash(NvlhBucket.key(m, x, Long.numberOfTrailingZeros(bits))) & (2 * n - 1)) == q ? 1 : 0;
+      }
+      frees |= x != head && r == NvlhBucket.count(m, x);
+      moving += r;
+    }
+    return frees || moving > NvlhLayout.SLOTS;
+  }
+
   /** The flagged protocol first (forced), then the default single transaction. */
   @Test
   void splitAndMergeCostWhatTheirTransactionsSnapshot() throws Exception {
