@@ -483,6 +483,11 @@ public final class Allocator implements TxAllocator {
   }
 
   @Override
+  public void reuseNow(long block) {
+    reuse(block);
+  }
+
+  @Override
   public void abandon(long block) {
     deferred.retire(block, reuser);
   }

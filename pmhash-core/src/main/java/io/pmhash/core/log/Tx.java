@@ -38,7 +38,8 @@ import java.lang.foreign.ValueLayout;
  * </ol>
  *
  * A commit costs two or three drains plus one per snapshot call. Freed blocks are reused only after
- * a grace period ({@link TxAllocator#retire}).
+ * a grace period ({@link TxAllocator#retire}), except those freed by {@link #freeWithoutGrace}
+ * ({@link TxAllocator#reuseNow}).
  *
  * <h2>In a backend's transactions (the llpl pool: PMDK's undo log and allocator)</h2>
  *
@@ -112,6 +113,8 @@ public final class Tx implements AutoCloseable {
   private final long[] freeBlock;
   private final long[] freeWord;
   private final long[] freeMask;
+  /** Whether each free waits for a grace period ({@link #free}) or not ({@link #freeWithoutGrace}). */
+  private final boolean[] freeGrace;
   private int state = IDLE;
   private long generation;
   private int used;
@@ -140,6 +143,7 @@ public final class Tx implements AutoCloseable {
     this.freeBlock = new long[max];
     this.freeWord = new long[max];
     this.freeMask = new long[max];
+    this.freeGrace = new boolean[max];
   }
 
   void start() {
@@ -277,9 +281,27 @@ public final class Tx implements AutoCloseable {
    * @throws LaneOverflowException if the entry does not fit in the lane; nothing changed
    */
   public void free(long block) {
+    free(block, true);
+  }
+
+  /**
+   * {@link #free}, for a block no thread can read once the transaction commits: every reader
+   * that can reach it holds a lock the caller holds until then (NVLH's chains). After the commit
+   * the block is handed out again at once, without the grace period, and so without the epoch
+   * advance (a membarrier system call) that ends one.
+   *
+   * @param block the block's offset
+   * @throws IllegalArgumentException if it is not an owned block
+   * @throws LaneOverflowException if the entry does not fit in the lane; nothing changed
+   */
+  public void freeWithoutGrace(long block) {
+    free(block, false);
+  }
+
+  private void free(long block, boolean grace) {
     checkActive();
     if (backend != null) {
-      freeInBackend(block);
+      freeInBackend(block); // PMDK's transactional free is without a grace period (docs/llpl.md)
       return;
     }
     TxAllocator a = requireAllocator();
@@ -292,6 +314,7 @@ public final class Tx implements AutoCloseable {
     freeBlock[frees] = block;
     freeWord[frees] = word;
     freeMask[frees] = mask;
+    freeGrace[frees] = grace;
     frees++;
   }
 
@@ -405,7 +428,11 @@ public final class Tx implements AutoCloseable {
       return;
     }
     for (int i = 0; i < frees; i++) {
-      allocator.retire(freeBlock[i]);
+      if (freeGrace[i]) {
+        allocator.retire(freeBlock[i]);
+      } else {
+        allocator.reuseNow(freeBlock[i]);
+      }
     }
   }
 

@@ -50,6 +50,14 @@ public interface TxAllocator {
   void retire(long block);
 
   /**
+   * A committed transaction freed the block (durably), and no thread can still read it: it may
+   * be handed out again at once ({@link Tx#freeWithoutGrace}).
+   *
+   * @param block the block
+   */
+  void reuseNow(long block);
+
+  /**
    * A transaction that reserved the block rolled back; the block is not owned and may be reused
    * after a grace period (a concurrent optimistic reader may have seen it).
    *

@@ -148,6 +148,45 @@ class LogTest {
     }
   }
 
+  /**
+   * A free waits for the readers inside an epoch; a free without grace is handed out again as
+   * soon as its transaction commits. Blocks of two chunks (spans), which a reserve of the same
+   * size gets back whenever they are free.
+   */
+  @Test
+  void aFreeWithoutGraceIsReusedAtOnceAFreeWaitsForTheReaders() throws Exception {
+    try (Pool pool = Pool.create(dir.resolve("p"), small(2))) {
+      Allocator a = pool.allocator();
+      long size = 100_000;
+      long root = block(pool, 64);
+      pool.epochs().enter(); // a reader that may still read a block freed with grace
+      try {
+        for (boolean grace : new boolean[] {true, false}) {
+          Reservation r = a.reserve(size);
+          a.publish(r, root);
+          long pending = pool.epochs().pending();
+          try (Tx tx = pool.undoLog().begin()) {
+            tx.snapshot(root, 8);
+            pool.memory().set(U64, root, 0);
+            if (grace) {
+              tx.free(r.offset());
+            } else {
+              tx.freeWithoutGrace(r.offset());
+            }
+            tx.commit();
+          }
+          assertFalse(a.owned(r.offset()));
+          assertEquals(pending + (grace ? 1 : 0), pool.epochs().pending(), "retired to the epochs: " + grace);
+          Reservation again = a.reserve(size);
+          assertEquals(!grace, again.offset() == r.offset(), "handed out again at once: " + !grace);
+          a.cancel(again);
+        }
+      } finally {
+        pool.epochs().exit();
+      }
+    }
+  }
+
   @Test
   void txOverflowSaysTheLimitAndRollsBackOnClose() throws Exception {
     try (Pool pool = Pool.create(dir.resolve("p"), small(1))) {

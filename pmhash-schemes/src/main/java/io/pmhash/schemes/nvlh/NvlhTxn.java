@@ -28,7 +28,11 @@ interface NvlhTxn extends AutoCloseable {
   /** @return a block of {@code size} bytes owned if the transaction commits; the caller fills it */
   long alloc(long size);
 
-  /** Frees an owned block when the transaction commits. */
+  /**
+   * Frees an owned block when the transaction commits, for reuse at once: NVLH's readers reach an
+   * overflow bucket or a segment only under the stripe of its chain, which the freeing operation
+   * holds until after the commit, so no grace period is needed ({@link Tx#freeWithoutGrace}).
+   */
   void free(long block);
 
   /** {@code tx_commit}: every change durable, the log invalidated. */
@@ -68,7 +72,7 @@ interface NvlhTxn extends AutoCloseable {
 
     @Override
     public void free(long block) {
-      tx.free(block);
+      tx.freeWithoutGrace(block);
     }
 
     @Override
