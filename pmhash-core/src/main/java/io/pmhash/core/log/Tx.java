@@ -185,10 +185,9 @@ public final class Tx implements AutoCloseable {
       snapshotInBackend(offset, length);
       return;
     }
+    int from = used;
     writeSnapshot(offset, length);
-    // PERSIST(tx 1): the old bytes are durable before snapshot returns and the caller writes.
-    lanes.persistence.drain();
-    undrained = false;
+    persistEntries(from);
   }
 
   /**
@@ -211,10 +210,19 @@ public final class Tx implements AutoCloseable {
       }
       return;
     }
+    int from = used;
     for (int i = 0; i < count; i++) {
       writeSnapshot(offsets[i], lengths[i]);
     }
-    // PERSIST(tx 1): every range's old bytes are durable before this returns and the caller writes.
+    persistEntries(from);
+  }
+
+  /**
+   * PERSIST(tx 1): the entries written from lane position {@code from} on, contiguous, flushed in
+   * one call and drained: every range's old bytes are durable before the caller's first store.
+   */
+  private void persistEntries(int from) {
+    lanes.persistence.flush(undoBase + from, used - from);
     lanes.persistence.drain();
     undrained = false;
   }
@@ -225,7 +233,7 @@ public final class Tx implements AutoCloseable {
     backend.addRange(offset, length);
   }
 
-  /** A range's undo entry written and flushed, not drained; the range added to the commit's flushes. */
+  /** A range's undo entry written, not flushed; the range added to the commit's flushes. */
   private void writeSnapshot(long offset, long length) {
     lanes.checkRange(offset, length, "snapshot range");
     long need = LaneLayout.undoEntryBytes(length);
@@ -237,8 +245,6 @@ public final class Tx implements AutoCloseable {
       m.set(ValueLayout.JAVA_BYTE, at + i, (byte) 0);
     }
     writeEntryHeader(m, at, offset, UNDO_RANGE, length);
-    lanes.persistence.flush(at, need);
-    undrained = true;
     addRange(offset, length);
   }
 

@@ -42,10 +42,16 @@
  *   <tr><td>insert into a free slot</td><td>2</td></tr>
  *   <tr><td>update (value in place)</td><td>1</td></tr>
  *   <tr><td>delete, bucket not left an empty overflow bucket</td><td>1</td></tr>
- *   <tr><td>insert chaining an overflow bucket (transaction: snapshot, commit)</td><td>3</td></tr>
+ *   <tr><td>insert chaining an overflow bucket (transaction: snapshot, commit), splits by load
+ *       bound or the split after it not possible in the same transaction</td><td>3</td></tr>
+ *   <tr><td>insert chaining an overflow bucket with the split on collision it triggers, one
+ *       transaction (the default policy)</td><td>3, or 4 when the split frees a source overflow
+ *       bucket or chains one to q</td></tr>
  *   <tr><td>delete emptying an overflow bucket (transaction)</td><td>3</td></tr>
- *   <tr><td>split or merge of a chain of at most 4 buckets: one transaction</td><td>3 + 2 per
- *       source bucket that gives records (when they fit one receiving bucket)</td></tr>
+ *   <tr><td>split of a chain of at most 4 buckets: one transaction (one snapshot call for the
+ *       state and the source headers; nothing of q logged)</td><td>3, or 4 as above</td></tr>
+ *   <tr><td>merge of a chain of at most 4 buckets: one transaction</td><td>3 + 1 per receiving
+ *       bucket that gets records (+1 when a bucket is freed after the snapshots)</td></tr>
  *   <tr><td>split or merge of a longer chain: start, one move per source bucket, finish</td>
  *       <td>5 + 4 per source bucket that gives records + 5</td></tr>
  *   <tr><td>get, containsKey, miss</td><td>0</td></tr>
@@ -59,6 +65,11 @@
  *       split (or merge) is three or more transactions: start (the in-process flags and the
  *       header's pending words), one per source bucket, finish; the flags carry the split across
  *       them and recovery finishes it. The flags are therefore durable only in that case.
+ *   <li>By default a collision and the split it triggers are one transaction ({@link
+ *       io.pmhash.schemes.nvlh.NvlhResize#insertAndSplit}): the same all-or-nothing changes as
+ *       the paper's two, with one snapshot drain and one commit instead of two of each.
+ *   <li>Freed overflow buckets and segments are reused as soon as their transaction commits (no
+ *       grace period): readers reach them only under their chain's stripe.
  *   <li>The paper does not say which bucket size it used; 128 bytes matches the other schemes.
  *   <li>Concurrency (the paper's evaluation is single-threaded): a lock per chain (striped) and
  *       a lock for p and the round; see {@link io.pmhash.schemes.nvlh.NvlhTable}.

@@ -191,6 +191,15 @@ class NvlhPersistCountTest {
       NvlhResize.split(t);
       assertCost(t, s, one, -1, "split in one transaction");
       NvlhInvariants.check(t, "after the single-transaction split");
+      // and the merge back in one transaction: one snapshot call (state, bucket 4's header), one
+      // snapshot per receiving bucket of 0's chain (it is reachable), commit
+      r4 = NvlhBucket.count(m, t.bucketOffset(4));
+      assertEquals(0, NvlhBucket.next(m, t.bucketOffset(4)), "bucket 4 has no overflow bucket");
+      long mergeOne = 1 + appendDrains(m, t.bucketOffset(0), r4) + 2;
+      s = stats(t);
+      NvlhResize.merge(t);
+      assertCost(t, s, mergeOne, -1, "merge in one transaction (" + r4 + " records)");
+      NvlhInvariants.check(t, "after the single-transaction merge");
     }
   }
 
