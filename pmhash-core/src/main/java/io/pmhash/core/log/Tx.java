@@ -23,10 +23,11 @@ import java.lang.foreign.ValueLayout;
  * <ol>
  *   <li>{@link #snapshot}: an entry (target, length, checksum, old bytes) is written and persisted
  *       before {@code snapshot} returns, so the old bytes are durable before the caller's first
- *       store to the range ({@link #snapshot(long[], long[], int)}: several entries, one drain). The checksum covers the lane's undo generation, the entry's position
- *       and its bytes: the log is the chain of entries from the start of the section whose
- *       checksums hold, so a torn entry ends the chain (its range was not yet modified) and an
- *       entry of an earlier transaction never validates.
+ *       store to the range ({@link #snapshot(long[], long[], int)}: several entries, one
+ *       flush call over them, one drain). The checksum covers the lane's undo generation, the
+ *       entry's position and its bytes: the log is the chain of entries from the start of the
+ *       section whose checksums hold, so a torn entry ends the chain (its range was not yet
+ *       modified) and an entry of an earlier transaction never validates.
  *   <li>{@link #alloc} and {@link #free} write an entry naming the block's owned bit (flushed, not
  *       yet drained) and change nothing else persistent; the bit itself changes at commit.
  *   <li>{@link #commit}: (a) a drain, if step 2 left entries undrained, so that every bit's undo

@@ -412,12 +412,12 @@ final class NvlhResize {
    * together, one drain. PERSIST(one 2), a split only: the receiving bucket q is beyond the
    * table's buckets until the new state commits, so no reader, no scan and no recovery reaches
    * it; it is emptied (meta and next zero) and filled without a snapshot ({@link
-   * NvlhChain#appendAll} unlogged), and flushed whole (its two lines) before the commit's drain. A rollback
-   * leaves q as garbage, which the next split of q (this one again, or {@link #start}) empties
-   * first. A merge's receiving chain is reachable: each of its buckets is snapshotted before its
-   * first store. The undo log is bounded by the chain length: for four source buckets, five
-   * ranges of at most 16 bytes (and, for a merge, at most seven receiving meta words).
-   *</p>
+   * NvlhChain#appendAll} unlogged), and flushed whole (its two lines) before the commit's drain.
+   * A rollback leaves q as garbage, which the next split of q (this one again, or {@link #start})
+   * empties first. A merge's receiving chain is reachable: each of its buckets is snapshotted
+   * before its first store. The undo log is bounded by the chain length: for four source
+   * buckets, five ranges of at most 16 bytes (and, for a merge, at most seven receiving meta
+   * words).
    *
    * @return false if the chain is longer, or the log did not fit the lane after all (rolled back,
    *     nothing changed): the caller runs the flagged protocol
