@@ -1,5 +1,6 @@
 package io.pmhash.llpl;
 
+import io.pmhash.core.BackendUnavailableException;
 import io.pmhash.core.CorruptPoolException;
 import io.pmhash.core.PoolFullException;
 import io.pmhash.core.alloc.DeferredFree;
@@ -362,7 +363,7 @@ final class PmdkAllocation implements PoolBackend.Allocation {
   PmdkTransactions transactionsForTests() {
     try {
       return PmdkTransactions.bind(path, pool);
-    } catch (io.pmhash.core.BackendUnavailableException e) {
+    } catch (BackendUnavailableException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -27,18 +27,11 @@ final class NvlhChain {
    * Chains a new overflow bucket after {@code tail} inside {@code tx} (Fig. 1(b)): allocated in the
    * transaction and zeroed (commit flushes it whole), then the tail's next word snapshotted and
    * set. The allocation comes first, so the snapshot's drain also makes the allocation's log
-   * entry durable.
+   * entry durable. With {@code logged} false the tail's next word needs no snapshot: the tail is
+   * a bucket of a chain no one reaches until the transaction commits, which the caller flushes
+   * (see {@link #appendAll}).
    *
    * @return the new bucket, for the caller to fill before commit
-   */
-  static long linkNew(Pool pool, NvlhTxn tx, long tail) {
-    return linkNew(pool, tx, tail, true);
-  }
-
-  /**
-   * {@link #linkNew(Pool, NvlhTxn, long)}, with {@code logged} false for a tail whose next word
-   * needs no snapshot: a bucket of a chain no one reaches until the transaction commits, which
-   * the caller flushes (see {@link #appendAll}).
    */
   private static long linkNew(Pool pool, NvlhTxn tx, long tail, boolean logged) {
     long nb = newBucket(pool, tx);
@@ -50,7 +43,7 @@ final class NvlhChain {
    * @return a bucket allocated in {@code tx} and zeroed (the commit flushes it whole; a rollback
    *     frees it)
    */
-  static long newBucket(Pool pool, NvlhTxn tx) {
+  private static long newBucket(Pool pool, NvlhTxn tx) {
     long nb = tx.alloc(BUCKET_BYTES);
     pool.memory().asSlice(nb, BUCKET_BYTES).fill((byte) 0); // the allocation may have grown the pool
     return nb;

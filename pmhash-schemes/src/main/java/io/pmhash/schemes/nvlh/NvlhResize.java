@@ -471,6 +471,8 @@ final class NvlhResize {
         offsets[n] = tail + NvlhLayout.NEXT;
         lengths[n++] = Long.BYTES;
       }
+      // PERSIST(one 1): every range this transaction changes in reachable memory, logged with one
+      // drain before the first store to any of them
       tx.snapshot(offsets, lengths, n);
       if (tail != 0) {
         NvlhChain.link(m, tx, tail, inserted, false);
