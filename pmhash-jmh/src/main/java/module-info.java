@@ -14,6 +14,7 @@ module io.pmhash.jmh {
   requires rocksdbjni;
   requires llpl; // LlplHeapBenchmark's bare llpl table
   requires java.desktop; // the charts: java.awt and ImageIO, headless
+  requires java.management; // the workload's --fresh-open: the new JVM's uptime
 
   exports io.pmhash.jmh.workload;
   // Open (not exported: no API here) for JMH's reflection, should the harness ever

@@ -94,6 +94,13 @@ final class TableWorkload {
         double ms = (System.nanoTime() - t0) / 1e6;
         human.printf("  reopen after a clean close: %.2f ms (%,d records)%n", ms, reopened.size());
       }
+      if (copied && o.freshOpen()) {
+        // First, while the copy is as a kill left it (the in-process reopen below closes it cleanly).
+        FreshOpen.Result r = FreshOpen.run(o.durability(), crashCopy, o.keyBytes() > 0);
+        human.printf("  reopen after a crash in a new JVM (--fresh-open, %,d records): %.2f ms, after %d ms of JVM start before main%n",
+            r.records(), r.openMillis(), r.jvmMillisBeforeMain());
+        check(r.records() == n + m, "the new JVM found " + r.records() + " records in the crash copy, expected " + (n + m));
+      }
       if (copied) {
         t0 = System.nanoTime();
         try (Target crashed = Target.open(o, crashCopy)) {
