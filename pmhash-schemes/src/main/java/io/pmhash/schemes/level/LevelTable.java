@@ -50,7 +50,7 @@ import java.util.function.LongConsumer;
  * top buckets {@code 2b}, {@code 2b+1} belong to stripe {@code b mod STRIPES}. Every operation
  * on a key, reads included (pessimistic, as in the original), takes the stripes of its two
  * bottom buckets in ascending order, then checks that no resize replaced the levels meanwhile;
- * a read takes only the lower of the two ({@link #lockForRead}: every change to a key is made
+ * a read takes only the lower of the two ({@link #read}: every change to a key is made
  * holding both of its stripes). A movement holds both stripes of the record it moves; one of
  * them it does not hold already it only tries, and skips the candidate if it is held, so no
  * thread ever waits while holding a lock out of order. Resize, shrink and {@code forEach} take
@@ -240,8 +240,9 @@ public final class LevelTable implements LongHashTable {
   }
 
   /**
-   * A reader's lock: one of the key's two stripes (the lower), validated against a resize. It
-   * suffices because every change to a key's presence, place or value is made holding both of
+   * Every read ({@link #get}, {@link #containsKey}), under a reader's lock: one of the key's two
+   * stripes (the lower), validated against a resize, and unlocked by the stripe it locked (not
+   * one computed again from the levels: docs/format/level.md). The one stripe suffices because every change to a key's presence, place or value is made holding both of
    * its stripes: its own insert, update and delete take both ({@link #lock}), and a movement of
    * the key to make room for another (one-step or bottom-to-top) holds the stripe of the bucket
    * it leaves and tries the key's other stripe, skipping the key if it is held ({@link
@@ -250,14 +251,25 @@ public final class LevelTable implements LongHashTable {
    * whole 8-byte key, never this one). Half the lock operations of {@link #lock}: searches
    * 7-16 % faster (docs/format/level.md).
    */
-  private Levels lockForRead(long h1, long h2) {
+  private long read(long key, long absent, boolean contains) {
+    long h1 = hash1(key);
+    long h2 = hash2(key);
+    Levels l;
+    int s;
     for (;;) {
-      Levels l = levels;
-      int s = readStripe(l, h1, h2);
+      l = levels;
+      s = readStripe(l, h1, h2);
       lockStripe(s);
       if (levels == l) {
-        return l;
+        break;
       }
+      unlockStripe(s);
+    }
+    try {
+      MemorySegment m = pool.memory();
+      long f = find(m, l, key, h1, h2);
+      return f < 0 ? absent : contains ? 1 : LevelBucket.value(m, f & ~7L, (int) (f & 7));
+    } finally {
       unlockStripe(s);
     }
   }
@@ -345,28 +357,12 @@ public final class LevelTable implements LongHashTable {
 
   @Override
   public long get(long key, long absent) {
-    long h1 = hash1(key);
-    long h2 = hash2(key);
-    Levels l = lockForRead(h1, h2);
-    try {
-      MemorySegment m = pool.memory();
-      long f = find(m, l, key, h1, h2);
-      return f < 0 ? absent : LevelBucket.value(m, f & ~7L, (int) (f & 7));
-    } finally {
-      unlockStripe(readStripe(l, h1, h2));
-    }
+    return read(key, absent, false);
   }
 
   @Override
   public boolean containsKey(long key) {
-    long h1 = hash1(key);
-    long h2 = hash2(key);
-    Levels l = lockForRead(h1, h2);
-    try {
-      return find(pool.memory(), l, key, h1, h2) >= 0;
-    } finally {
-      unlockStripe(readStripe(l, h1, h2));
-    }
+    return read(key, 0, true) != 0;
   }
 
   // ------------------------------------------------------------------ writes
@@ -525,7 +521,7 @@ public final class LevelTable implements LongHashTable {
       tok &= tok - 1;
       long other = LevelBucket.key(m, from, s);
       // both of the moved record's stripes, so that a reader holding either one is excluded
-      // (lockForRead): the bucket it leaves is one (ours), the other is tried
+      // (read): the bucket it leaves is one (ours), the other is tried
       int o1 = stripe(hash1(other), l.k);
       int o2 = stripe(hash2(other), l.k);
       int otherStripe = o1 == (int) (idx & STRIPE_MASK) ? o2 : o1;

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A reader takes one of its key's two stripes ({@code LevelTable.lockForRead}), so every change
+ * A reader takes one of its key's two stripes ({@code LevelTable.read}), so every change
  * to the key must hold both, movements to make room for other keys included. Here a writer
  * inserts keys of its own, through several resizes, each preceded by a stretch near full where
  * inserts move records, until 2,000 movements, while a reader looks up 3,000 keys that stay in
