@@ -66,6 +66,8 @@ final class TableWorkload {
         // What a kill -9 would leave: the file as it is while the table is open.
         Files.copy(o.file(), crashCopy, StandardCopyOption.REPLACE_EXISTING);
         copied = true;
+      } else if (file && o.freshOpen()) {
+        human.printf("  --fresh-open: no crash copy of a pool above 8 GiB, so no reopen in a new JVM%n");
       }
       LongAdder found = new LongAdder();
       results.add(phase(o, "search+", m, persistence, human,

@@ -147,6 +147,10 @@ record WorkloadOptions(
     if (scheme.equals(POOL) && valueBytes > 0) {
       throw new UsageException("--value-bytes needs a table scheme; the pool workload sizes its records with --record-bytes");
     }
+    if (freshOpen && (scheme.equals(POOL) || durability == Durability.VOLATILE)) {
+      throw new UsageException("--fresh-open reopens a table's pool file in a new JVM: it needs a table scheme (not "
+          + POOL + ") and a durability with a file (not VOLATILE)");
+    }
     if (keyBytes > 0 && valueBytes > 0) {
       throw new UsageException("--key-bytes and --value-bytes cannot be combined: pointer mode keeps 8-byte values,"
           + " --value-bytes uses the inline table; choose one");
