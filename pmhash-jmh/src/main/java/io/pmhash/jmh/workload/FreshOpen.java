@@ -24,7 +24,8 @@ import java.util.Locale;
  * beside the scheme's own open, and reports how long the JVM ran before its {@code main}. It then
  * halts without closing, as a killed process would, so the file stays "not clean".
  *
- * <p>The child runs the same {@code java} with the same class path; the parent reads one line.
+ * <p>The child runs the same {@code java} with the same class path (or module path, as in the
+ * tests); the parent reads one line.
  */
 public final class FreshOpen {
   private FreshOpen() {}
