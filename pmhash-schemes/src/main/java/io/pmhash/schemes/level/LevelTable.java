@@ -242,14 +242,14 @@ public final class LevelTable implements LongHashTable {
   /**
    * Every read ({@link #get}, {@link #containsKey}), under a reader's lock: one of the key's two
    * stripes (the lower), validated against a resize, and unlocked by the stripe it locked (not
-   * one computed again from the levels: docs/format/level.md). The one stripe suffices because every change to a key's presence, place or value is made holding both of
-   * its stripes: its own insert, update and delete take both ({@link #lock}), and a movement of
-   * the key to make room for another (one-step or bottom-to-top) holds the stripe of the bucket
-   * it leaves and tries the key's other stripe, skipping the key if it is held ({@link
-   * #bottomToTop}); a resize takes them all. Changes to other keys in
-   * the same buckets do not disturb the probe ({@link #find}: a slot whose token is set holds a
-   * whole 8-byte key, never this one). Half the lock operations of {@link #lock}: searches
-   * 7-16 % faster (docs/format/level.md).
+   * one computed again from the levels: docs/format/level.md). The one stripe suffices because
+   * every change to a key's presence, place or value is made holding both of its stripes: its
+   * own insert, update and delete take both ({@link #lock}), and a movement of the key to make
+   * room for another (one-step or bottom-to-top) holds the stripe of the bucket it leaves and
+   * tries the key's other stripe, skipping the key if it is held ({@link #bottomToTop}); a
+   * resize takes them all. Changes to other keys in the same buckets do not disturb the probe
+   * ({@link #find}: a slot whose token is set holds a whole 8-byte key, never this one). Half
+   * the lock operations of {@link #lock}: searches 7-16 % faster (docs/format/level.md).
    */
   private long read(long key, long absent, boolean contains) {
     long h1 = hash1(key);
