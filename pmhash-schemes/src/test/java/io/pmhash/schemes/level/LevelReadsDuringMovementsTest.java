@@ -85,16 +85,22 @@ class LevelReadsDuringMovementsTest {
           failure.compareAndSet(null, e);
         }
       });
-      // the writer's keys come and go, keeping the table just below what forces a resize
-      SplittableRandom rnd = new SplittableRandom(11);
       // the writer's keys: inserted until 2,000 movements (through several resizes, each
       // preceded by a stretch near full where inserts move records; about 72,000 inserts), at
-      // most a million
+      // most a million; the count is fixed by the keys alone. Every 1,000 inserts the writer waits
+      // until the reader has made 200 reads per 1,000 inserts, so the reads are spread over every
+      // stretch of movements whatever the scheduler does (no clock).
       long next = 1L << 40;
       long writes = 0;
       while (writes < 1_000_000 && failure.get() == null && t.moves.get() < 2_000) {
         t.put(next++, 0);
         writes++;
+        if (writes % 1_000 == 0) {
+          long due = writes / 5;
+          while (reads.get() < due && failure.get() == null) {
+            Thread.onSpinWait();
+          }
+        }
       }
       stop.set(true);
       reader.join();
@@ -103,6 +109,7 @@ class LevelReadsDuringMovementsTest {
       }
       System.out.println("LevelReadsDuringMovementsTest: " + writes + " writes, " + reads.get() + " reads, " + t.moves.get() + " movements, " + t.bottomToTopMoves.get() + " bottom to top, " + t.resizes.get() + " resizes");
       assertTrue(t.moves.get() >= 2_000, "movements happened: " + t.moves.get());
+      assertTrue(reads.get() >= writes / 1_000 * 200, "the reader read during the writes: " + reads.get());
       assertTrue(reads.get() > 10_000, "the reader read: " + reads.get());
       assertEquals(stable + writes, t.size());
     }
