@@ -179,7 +179,12 @@ public final class LevelTable implements LongHashTable {
 
   /** @return the stripe of the bottom bucket of hash {@code h} at level {@code k} */
   static int stripe(long h, int k) {
-    return (int) (topIndex(h, k) >>> 1) & STRIPE_MASK;
+    return stripeOfTop(topIndex(h, k));
+  }
+
+  /** @return the stripe of top bucket {@code top} (that of the bottom bucket below it) */
+  private static int stripeOfTop(long top) {
+    return (int) (top >>> 1) & STRIPE_MASK;
   }
 
   private void lockStripe(int s) {
@@ -522,8 +527,10 @@ public final class LevelTable implements LongHashTable {
       long other = LevelBucket.key(m, from, s);
       // both of the moved record's stripes, so that a reader holding either one is excluded
       // (read): the bucket it leaves is one (ours), the other is tried
-      int o1 = stripe(hash1(other), l.k);
-      int o2 = stripe(hash2(other), l.k);
+      long top1 = topIndex(hash1(other), l.k);
+      long top2 = topIndex(hash2(other), l.k);
+      int o1 = stripeOfTop(top1);
+      int o2 = stripeOfTop(top2);
       int otherStripe = o1 == (int) (idx & STRIPE_MASK) ? o2 : o1;
       boolean mine = otherStripe == own1 || otherStripe == own2;
       if (!mine && !tryLockStripe(otherStripe)) {
@@ -531,8 +538,7 @@ public final class LevelTable implements LongHashTable {
       }
       try {
         for (int which = 0; which < 2; which++) {
-          long top = topIndex(which == 0 ? hash1(other) : hash2(other), l.k);
-          long to = bucket(l.top, top);
+          long to = bucket(l.top, which == 0 ? top1 : top2);
           int free = LevelBucket.freeSlot(m, to);
           if (free < 0) {
             continue;
