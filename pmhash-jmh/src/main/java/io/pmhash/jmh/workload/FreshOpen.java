@@ -7,14 +7,16 @@ import io.pmhash.map.PmHash;
 import io.pmhash.map.PmHashMap;
 import io.pmhash.map.TableOptions;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * What a restarted service pays to reopen a pool after a kill: the workload's crash copy opened by
@@ -24,8 +26,8 @@ import java.util.Locale;
  * beside the scheme's own open, and reports how long the JVM ran before its {@code main}. It then
  * halts without closing, as a killed process would, so the file stays "not clean".
  *
- * <p>The child runs the same {@code java} with the same class path (or module path, as in the
- * tests); the parent reads one line.
+ * <p>The child runs the same {@code java} on this JVM's class path (with its module path, as in the
+ * tests, joined to it); the parent reads one line.
  */
 public final class FreshOpen {
   private FreshOpen() {}
@@ -71,17 +73,13 @@ public final class FreshOpen {
    *     carries its output)
    */
   static Result run(Durability durability, Path pool, boolean map) throws IOException {
-    Module self = FreshOpen.class.getModule();
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED" + (self.isNamed() ? "," + Durability.class.getModule().getName() : ""),
-        "-cp", System.getProperty("java.class.path", "")));
-    if (self.isNamed()) {
-      // run as this JVM runs: on the module path (the tests), not the class path (the launcher)
-      command.addAll(List.of("-p", System.getProperty("jdk.module.path", ""), "-m", self.getName() + "/" + FreshOpen.class.getName()));
-    } else {
-      command.add(FreshOpen.class.getName());
-    }
-    command.addAll(List.of(durability.name(), pool.toString(), map ? "map" : "table"));
+    // the module path (the tests) joined to the class path, the child on the class path only, as
+    // the project's process tests start theirs
+    String cp = Stream.of(System.getProperty("jdk.module.path", ""), System.getProperty("java.class.path", ""))
+        .filter(e -> !e.isEmpty()).collect(Collectors.joining(File.pathSeparator));
+    List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-cp", cp, FreshOpen.class.getName(),
+        durability.name(), pool.toString(), map ? "map" : "table");
     Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
     StringBuilder output = new StringBuilder();
     Result result = null;
