@@ -89,6 +89,12 @@ public final class Pool implements AutoCloseable {
   /** Growth adds {@code 1 / GROWTH_DIVISOR} of the current size. */
   private static final long GROWTH_DIVISOR = 4;
 
+  /** What {@link #memory()} returns while a close waits for the threads inside: nothing is accessible. */
+  private static final MemorySegment CLOSED_MEMORY = closedSegment();
+
+  /** How long a close waits for threads inside an epoch critical section before it unmaps anyway. */
+  private static final long QUIESCE_NANOS = 10_000_000_000L;
+
   private final long chunkSize;
   private final long lanesOffset;
   private final int laneCount;
@@ -1183,8 +1189,12 @@ public final class Pool implements AutoCloseable {
   }
 
   /**
-   * Persists the clean-shutdown marker, unmaps the file and releases the lock. Operations must
-   * have finished; using the pool's memory afterwards throws {@link IllegalStateException}.
+   * Persists the clean-shutdown marker, unmaps the file and releases the lock. Operations should
+   * have finished; one still running in another thread inside the pool's {@linkplain #epochs()
+   * epoch section} is waited for (up to 10 s) before the memory is unmapped, and from the start of
+   * the wait {@link #memory()} gives a segment whose accesses throw, so such an operation either
+   * completes or throws {@link IllegalStateException}. Using the pool's memory afterwards throws
+   * {@link IllegalStateException}.
    *
    * @throws IOException if the file cannot be forced or closed
    */
@@ -1254,11 +1264,31 @@ public final class Pool implements AutoCloseable {
     }
   }
 
-  /** Unmaps and unlocks; the caller has set {@link #closed}. */
+  private static MemorySegment closedSegment() {
+    try (Arena a = Arena.ofShared()) { // shared: any thread's access throws IllegalStateException
+      return a.allocate(8, 8);
+    }
+  }
+
+  /**
+   * Unmaps and unlocks; the caller has set {@link #closed}. Before unmapping, {@link #memory()}
+   * returns a segment whose every access throws {@link IllegalStateException} (as the closed
+   * mapping's do afterwards), and the threads already inside an epoch critical section, which may
+   * be reading the mapping by address ({@link io.pmhash.core.concurrent.UncheckedMemory}), are
+   * waited for: a racing {@code get} ends or fails with that exception, never reads unmapped memory.
+   */
   private void release() throws IOException {
+    MemorySegment mapping = memory;
     try {
+      memory = CLOSED_MEMORY;
+      int inside = epochs.awaitOthersOutside(QUIESCE_NANOS);
+      if (inside != 0) {
+        LOG.log(System.Logger.Level.WARNING, "pmhash pool " + describeWhere() + ": closing while " + inside
+            + " thread(s) still use it after " + QUIESCE_NANOS / 1_000_000_000 + " s; their next access throws IllegalStateException");
+      }
       arena.close();
     } finally {
+      memory = mapping; // closed now: its accesses throw, its size is the pool's
       try {
         if (host != null) {
           host.close();

@@ -3,6 +3,7 @@ package io.pmhash.core;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -157,6 +161,51 @@ class PoolTest {
     p.close();
     p.close();
     assertFalse(p.isOpen());
+    assertThrows(IllegalStateException.class, () -> m.get(ValueLayout.JAVA_LONG, 0));
+  }
+
+  /**
+   * A close waits for the threads inside the pool's epoch section, which may read the mapping by
+   * address (UncheckedMemory), before it unmaps; meanwhile memory() gives nothing accessible. No
+   * clock: the reader leaves only once it has seen the close start, and the order of events is
+   * asserted, not their timing.
+   */
+  @Test
+  void closeWaitsForTheThreadsInsideTheEpochSectionBeforeUnmapping() throws Exception {
+    Pool p = Pool.create(dir.resolve("a.pool"), OPTIONS);
+    MemorySegment m = p.memory();
+    m.set(ValueLayout.JAVA_LONG, 4096, 42);
+    CountDownLatch inside = new CountDownLatch(1);
+    AtomicBoolean closeReturned = new AtomicBoolean();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicBoolean readDuringClose = new AtomicBoolean();
+    Thread reader = Thread.ofPlatform().start(() -> {
+      p.epochs().enter();
+      try {
+        inside.countDown();
+        while (p.memory() == m && !closeReturned.get()) {
+          Thread.onSpinWait(); // until the close has begun waiting
+        }
+        assertFalse(closeReturned.get(), "close returned while a thread was inside");
+        assertThrows(IllegalStateException.class, () -> p.memory().get(ValueLayout.JAVA_LONG, 0),
+            "memory() during the close");
+        assertEquals(42, m.get(ValueLayout.JAVA_LONG, 4096), "the mapping taken inside is still mapped");
+        readDuringClose.set(true);
+      } catch (Throwable t) {
+        failure.set(t);
+      } finally {
+        p.epochs().exit();
+      }
+    });
+    inside.await();
+    p.close();
+    closeReturned.set(true);
+    reader.join();
+    if (failure.get() != null) {
+      throw new AssertionError(failure.get());
+    }
+    assertTrue(readDuringClose.get());
+    assertSame(m, p.memory(), "after the close, the (closed) mapping again");
     assertThrows(IllegalStateException.class, () -> m.get(ValueLayout.JAVA_LONG, 0));
   }
 

@@ -253,6 +253,39 @@ public final class EpochReclaimer implements AutoCloseable {
   }
 
   /**
+   * Waits until no thread other than the caller is inside a critical section: for a pool that is
+   * about to unmap its memory. The caller first makes every later entry fail (it publishes a state
+   * that each section checks after {@link #enter()}, such as a pool mapping whose accesses throw);
+   * the full barrier here ({@link #fences()}) pairs with the one in {@code enter}, so a thread
+   * either is seen inside by this scan or sees that state. Threads that stay inside longer than
+   * the timeout are left inside.
+   *
+   * @param timeoutNanos how long to wait at most
+   * @return the number of other threads still inside (0 when every one has left)
+   */
+  public int awaitOthersOutside(long timeoutNanos) {
+    writerFence(); // pairs with readerFence() in enter()
+    Slot mine = mySlot.get();
+    long start = System.nanoTime();
+    for (int spins = 0; ; spins++) {
+      int others = 0;
+      for (Slot slot : slots) {
+        if (slot != mine && slotEpochVolatile(slot) != INACTIVE && !releaseIfOwnerDied(slot)) {
+          others++;
+        }
+      }
+      if (others == 0 || System.nanoTime() - start >= timeoutNanos) {
+        return others;
+      }
+      if (spins < 1_000) {
+        Thread.onSpinWait();
+      } else {
+        Thread.yield();
+      }
+    }
+  }
+
+  /**
    * Tries once to advance the epoch, then frees every block whose grace period has
    * passed (retired at least two epochs before the current one).
    *

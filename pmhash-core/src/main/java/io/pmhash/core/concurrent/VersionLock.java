@@ -168,6 +168,55 @@ public final class VersionLock {
   }
 
   /**
+   * Snapshots of two lock words for one optimistic read through {@link UncheckedMemory} (Dash's
+   * target and probing bucket): two plain loads, then one {@link VarHandle#acquireFence()}, so the
+   * data they protect is read after both (the order of {@link #snapshotAcquire}, with one barrier
+   * for the two; each acquire barrier makes the JIT re-read and re-check the caller's state).
+   *
+   * @param first the first word's address, inside a live mapping ({@link UncheckedMemory})
+   * @param second the second word's address
+   * @return both words, the first in the high half: for {@link #eitherLocked}, {@link
+   *     #firstLocked} and {@link #unchangedBothAt}
+   */
+  public static long snapshotBothAt(long first, long second) {
+    SwitchPoint.here();
+    long words = (long) UncheckedMemory.getInt(first) << 32 | (UncheckedMemory.getInt(second) & 0xFFFF_FFFFL);
+    VarHandle.acquireFence();
+    return words;
+  }
+
+  /**
+   * @param snapshots from {@link #snapshotBothAt}
+   * @return whether either word was locked
+   */
+  public static boolean eitherLocked(long snapshots) {
+    return (snapshots & ((long) LOCK_BIT << 32 | LOCK_BIT & 0xFFFF_FFFFL)) != 0;
+  }
+
+  /**
+   * @param snapshots from {@link #snapshotBothAt}
+   * @return whether the first word was locked
+   */
+  public static boolean firstLocked(long snapshots) {
+    return snapshots < 0;
+  }
+
+  /**
+   * Validation of {@link #snapshotBothAt}: an {@link VarHandle#acquireFence()} (the data reads stay
+   * above it), then both words re-read.
+   *
+   * @param first the first word's address, as given to {@link #snapshotBothAt}
+   * @param second the second word's address
+   * @param snapshots unlocked snapshots ({@link #eitherLocked} false)
+   * @return whether neither word changed: no writer locked either since the snapshots
+   */
+  public static boolean unchangedBothAt(long first, long second, long snapshots) {
+    VarHandle.acquireFence();
+    SwitchPoint.here();
+    return UncheckedMemory.getInt(first) == (int) (snapshots >>> 32) && UncheckedMemory.getInt(second) == (int) snapshots;
+  }
+
+  /**
    * Whether the lock is held now ({@code getAcquire}); a momentary answer, for
    * assertions and diagnostics.
    *

@@ -142,6 +142,25 @@ class EpochReclaimerTest {
   }
 
   @Test
+  void awaitOthersOutsideCountsTheOtherThreadsInsideAndWaitsForThem() throws Exception {
+    EpochReclaimer r = new EpochReclaimer();
+    HeldReader reader = new HeldReader(r);
+    reader.awaitInside();
+    r.enter();
+    try {
+      assertEquals(1, r.awaitOthersOutside(0), "a zero timeout scans once: the reader inside, not the caller");
+    } finally {
+      r.exit();
+    }
+    AtomicLong left = new AtomicLong(-1);
+    Thread waiter = Thread.ofPlatform().start(() -> left.set(r.awaitOthersOutside(Long.MAX_VALUE)));
+    reader.exitAndJoin();
+    waiter.join();
+    assertEquals(0, left.get(), "the waiter returned once the reader had left, with nobody inside");
+    assertEquals(0, r.awaitOthersOutside(0));
+  }
+
+  @Test
   void aBlockRetiredWhileAnotherThreadIsInsideWaitsForThatThreadToExit() throws Exception {
     EpochReclaimer r = new EpochReclaimer();
     Frees frees = new Frees();

@@ -35,6 +35,46 @@ class VersionLockTest {
     }
   }
 
+  /** The two-word snapshot by address (UncheckedMemory) agrees with the segment-based protocol. */
+  @Test
+  void bothWordsByAddressSnapshotLockStateAndValidation() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(512, 64);
+      long first = UncheckedMemory.base(s);
+      long second = first + 256;
+      s.set(U32_LE, 0, 7);
+      s.set(U32_LE, 256, 0x7fff_fffe);
+      long both = VersionLock.snapshotBothAt(first, second);
+      assertEquals(7, (int) (both >>> 32), "the first word in the high half");
+      assertEquals(0x7fff_fffe, (int) both, "the second in the low half, not sign-extended into the first");
+      assertFalse(VersionLock.eitherLocked(both));
+      assertTrue(VersionLock.unchangedBothAt(first, second, both));
+
+      assertTrue(VersionLock.tryLock(s, 256));
+      long secondLocked = VersionLock.snapshotBothAt(first, second);
+      assertTrue(VersionLock.eitherLocked(secondLocked));
+      assertFalse(VersionLock.firstLocked(secondLocked));
+      assertFalse(VersionLock.unchangedBothAt(first, second, both), "a writer holds the second");
+      VersionLock.unlock(s, 256);
+      assertFalse(VersionLock.unchangedBothAt(first, second, both), "the second's version moved on");
+
+      both = VersionLock.snapshotBothAt(first, second);
+      assertTrue(VersionLock.tryLock(s, 0));
+      long firstLocked = VersionLock.snapshotBothAt(first, second);
+      assertTrue(VersionLock.eitherLocked(firstLocked));
+      assertTrue(VersionLock.firstLocked(firstLocked));
+      assertFalse(VersionLock.unchangedBothAt(first, second, both), "a writer holds the first");
+      VersionLock.unlock(s, 0);
+      assertFalse(VersionLock.unchangedBothAt(first, second, both), "the first's version moved on");
+      assertTrue(VersionLock.unchangedBothAt(first, second, VersionLock.snapshotBothAt(first, second)));
+    }
+  }
+
+  @Test
+  void uncheckedMemoryNeedsNativeMemory() {
+    assertThrows(IllegalArgumentException.class, () -> UncheckedMemory.base(MemorySegment.ofArray(new long[4])));
+  }
+
   @Test
   void lockUnlockBumpsTheVersionAndInvalidatesSnapshots() {
     try (Arena arena = Arena.ofConfined()) {

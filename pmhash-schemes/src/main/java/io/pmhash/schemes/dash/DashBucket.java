@@ -3,6 +3,7 @@ package io.pmhash.schemes.dash;
 import static io.pmhash.schemes.dash.DashLayout.*;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.core.hash.ByteMatch;
 import io.pmhash.map.spi.OutOfLineRecord;
 import java.lang.foreign.MemorySegment;
@@ -121,6 +122,53 @@ final class DashBucket {
       candidates &= candidates - 1;
     }
     return -1;
+  }
+
+  /**
+   * {@link #find} for an optimistic reader through {@link UncheckedMemory}: the bucket at an
+   * absolute address, which the caller has checked lies inside a live mapping; the same loads
+   * (bitmap, the 16 fingerprint bytes, keys where fingerprints match), none checked.
+   *
+   * @param a the bucket's address
+   * @return the slot, or -1
+   */
+  static int findAt(long a, long key, int fp) {
+    long pattern = ByteMatch.broadcast(fp);
+    int lo = ByteMatch.match(UncheckedMemory.getLong(a + FP), pattern);
+    int hi = ByteMatch.match(UncheckedMemory.getLong(a + FP + 8), pattern);
+    int candidates = (lo | hi << 8) & allocated(UncheckedMemory.getInt(a + BITMAP));
+    while (candidates != 0) {
+      int slot = Integer.numberOfTrailingZeros(candidates);
+      if (UncheckedMemory.getLong(pair(a, slot)) == key) {
+        return slot;
+      }
+      candidates &= candidates - 1;
+    }
+    return -1;
+  }
+
+  /**
+   * {@link #findAt} in a key's target bucket {@code a1}, then its probing bucket {@code a2}.
+   *
+   * @return {@code bucket address | slot} (buckets are 64-byte aligned), or -1
+   */
+  static long findInEitherAt(long a1, long a2, long key, int fp) {
+    int slot = findAt(a1, key, fp);
+    if (slot >= 0) {
+      return a1 | slot;
+    }
+    slot = findAt(a2, key, fp);
+    return slot >= 0 ? a2 | slot : -1;
+  }
+
+  /** @return the value at a location {@link #findInEitherAt} returned */
+  static long valueAt(long location) {
+    return UncheckedMemory.getLong(pair(location & ~63L, (int) location & 63) + 8);
+  }
+
+  /** @return the overflow word ({@link #overflowWord}) of the bucket at address {@code a} */
+  static long overflowWordAt(long a) {
+    return UncheckedMemory.getLong(a + 24);
   }
 
   /**

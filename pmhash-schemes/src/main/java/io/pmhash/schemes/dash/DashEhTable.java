@@ -10,6 +10,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.Prefetch;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -493,7 +494,23 @@ public final class DashEhTable implements LongHashTable {
     return read(key, 0, true) != 0;
   }
 
-  /** Dash Algorithm 3: snapshot both buckets' versions, search, validate, retry; never writes. */
+  /**
+   * Dash Algorithm 3: snapshot both buckets' versions, search, validate, retry; never writes.
+   *
+   * <p>The buckets are read by address ({@link UncheckedMemory}: FFM's per-access checks cost the
+   * overlap of consecutive searches' cache misses, docs/persistence.md "Unchecked reads"). What
+   * makes that safe: the directory entry and the segment come through {@link #directSegment} or
+   * {@link #locate}, which check every offset against the mapping {@code m} (taken inside the
+   * epoch section, so it stays mapped: {@code Pool.close} waits for the threads inside), and every
+   * address read here lies in that segment's buckets. The stash, rarely searched, is read through
+   * the segment.
+   *
+   * <p>Ordering: {@link VersionLock#snapshotBothAt} takes both versions with one acquire fence
+   * after them, so the shape and the buckets' contents are read after both, and {@link
+   * VersionLock#unchangedBothAt} fences before re-reading them (the seqlock protocol of {@link
+   * VersionLock#validate}). A location is {@code bucket address | slot}: the mapping is
+   * page-aligned and buckets are 64-byte aligned in it.
+   */
   private long read(long key, long absent, boolean contains) {
     long h = Hashing.hash(key);
     int fp = fingerprintOf(h);
@@ -511,41 +528,32 @@ public final class DashEhTable implements LongHashTable {
         }
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, (y + 1) & segments.mask);
-        int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
-        int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
-        if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
-          Damage.awaitUnlocked(m, (v1 & VersionLock.LOCK_BIT) != 0 ? b1 + LOCK : b2 + LOCK, "dash-eh bucket lock");
+        long base = UncheckedMemory.base(m);
+        long a1 = base + b1;
+        long a2 = base + b2;
+        long versions = VersionLock.snapshotBothAt(a1 + LOCK, a2 + LOCK);
+        if (VersionLock.eitherLocked(versions)) {
+          Damage.awaitUnlocked(m, VersionLock.firstLocked(versions) ? b1 + LOCK : b2 + LOCK, "dash-eh bucket lock");
           continue;
         }
-        if (!covers(shapeAcquire(m, seg), h)) {
+        if (!covers(UncheckedMemory.getLong(base + seg + SEG_SHAPE), h)) {
           // A stale directory entry (its segment split and the directory is not updated yet, or
           // merged: a MERGED segment's pattern covers no hash), or a split between routing and
           // the snapshot: route through locate, which follows side links and helps merges.
           routed = true;
           continue;
         }
-        int slot = find(m, b1, bitmap(m, b1), key, fp);
-        if (slot >= 0) {
-          long v = contains ? 1 : value(m, b1, slot);
-          if (VersionLock.validate(m, b1 + LOCK, v1)) {
-            return v;
-          }
-          continue;
-        }
-        slot = find(m, b2, bitmap(m, b2), key, fp);
-        if (slot >= 0) {
-          long v = contains ? 1 : value(m, b2, slot);
-          if (VersionLock.validate(m, b2 + LOCK, v2)) {
-            return v;
-          }
-          continue;
-        }
-        long loc = segments.findInStash(m, seg, b1, b2, key, fp);
         long v = absent;
-        if (loc >= 0) {
-          v = contains ? 1 : value(m, loc & ~63L, (int) loc & 63);
+        long at = findInEitherAt(a1, a2, key, fp);
+        if (at >= 0) {
+          v = contains ? 1 : valueAt(at);
+        } else {
+          long loc = segments.findInStash(m, seg, b1, overflowWordAt(a1), b2, overflowWordAt(a2), key, fp);
+          if (loc >= 0) {
+            v = contains ? 1 : value(m, loc & ~63L, (int) loc & 63);
+          }
         }
-        if (VersionLock.validate(m, b1 + LOCK, v1) && VersionLock.validate(m, b2 + LOCK, v2)) {
+        if (VersionLock.unchangedBothAt(a1 + LOCK, a2 + LOCK, versions)) {
           return v;
         }
       }

@@ -59,7 +59,12 @@ final class DashLhSegment {
 
   /** @return whether a search for a key whose target bucket is {@code b1} must probe the chain */
   static boolean mayBeChained(MemorySegment m, long seg, long b1) {
-    return (ovfBitmap(overflowWord(m, b1)) & STASH_FLAG) != 0 && chainHead(m, seg) != 0;
+    return chainMayHold(m, seg, overflowWord(m, b1));
+  }
+
+  /** {@link #mayBeChained} with the target bucket's overflow word {@code w1} already read. */
+  static boolean chainMayHold(MemorySegment m, long seg, long w1) {
+    return (ovfBitmap(w1) & STASH_FLAG) != 0 && chainHead(m, seg) != 0;
   }
 
   /** A mapping that covers {@code node}: the caller's, or the pool's current one. */

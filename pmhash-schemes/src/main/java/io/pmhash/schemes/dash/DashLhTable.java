@@ -8,6 +8,7 @@ import static io.pmhash.schemes.dash.DashLayout.LONG;
 import static io.pmhash.schemes.dash.DashLayout.MAX_STASH;
 import static io.pmhash.schemes.dash.DashLayout.MIN_STASH;
 import static io.pmhash.schemes.dash.DashLayout.NORMAL_BUCKETS;
+import static io.pmhash.schemes.dash.DashLayout.SEG_SHAPE;
 import static io.pmhash.schemes.dash.DashLayout.SLOTS;
 import static io.pmhash.schemes.dash.DashLayout.depthOf;
 import static io.pmhash.schemes.dash.DashLayout.patternOf;
@@ -24,6 +25,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.Prefetch;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -447,29 +449,47 @@ public final class DashLhTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
+        // the buckets by address, as in DashEhTable.read (locate checked the segment against m,
+        // taken inside the epoch section); the stash and the chain through the segment
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
-        int v1 = VersionLock.snapshotAcquire(m, b1 + LOCK);
-        int v2 = VersionLock.snapshotAcquire(m, b2 + LOCK);
-        if (((v1 | v2) & VersionLock.LOCK_BIT) != 0) {
-          Damage.awaitUnlocked(m, (v1 & VersionLock.LOCK_BIT) != 0 ? b1 + LOCK : b2 + LOCK, "dash-lh bucket lock");
+        long base = UncheckedMemory.base(m);
+        long a1 = base + b1;
+        long a2 = base + b2;
+        long versions = VersionLock.snapshotBothAt(a1 + LOCK, a2 + LOCK);
+        if (VersionLock.eitherLocked(versions)) {
+          Damage.awaitUnlocked(m, VersionLock.firstLocked(versions) ? b1 + LOCK : b2 + LOCK, "dash-lh bucket lock");
           continue;
         }
-        if (!covers(shapeAcquire(m, seg), h)) {
+        if (!covers(UncheckedMemory.getLong(base + seg + SEG_SHAPE), h)) {
           continue; // split between locate and the snapshot
         }
-        long loc = search(m, seg, b1, b2, key, fp);
         long v = absent;
-        if (loc >= 0) {
-          v = contains ? 1 : value(pool.memory(), loc & ~63L, (int) loc & 63);
+        long at = findInEitherAt(a1, a2, key, fp);
+        if (at >= 0) {
+          v = contains ? 1 : valueAt(at);
+        } else {
+          long loc = searchPast(m, seg, b1, overflowWordAt(a1), b2, overflowWordAt(a2), key, fp);
+          if (loc >= 0) {
+            v = contains ? 1 : value(pool.memory(), loc & ~63L, (int) loc & 63);
+          }
         }
-        if (VersionLock.validate(m, b1 + LOCK, v1) && VersionLock.validate(m, b2 + LOCK, v2)) {
+        if (VersionLock.unchangedBothAt(a1 + LOCK, a2 + LOCK, versions)) {
           return v;
         }
       }
     } finally {
       e.exit();
     }
+  }
+
+  /** The key's location in the fixed stash or the chain, its two buckets searched; -1 if absent. */
+  private long searchPast(MemorySegment m, long seg, long b1, long w1, long b2, long w2, long key, int fp) {
+    long loc = segments.findInStash(m, seg, b1, w1, b2, w2, key, fp);
+    if (loc < 0 && DashLhSegment.chainMayHold(m, seg, w1)) {
+      loc = lh.findInChain(m, seg, key, fp);
+    }
+    return loc;
   }
 
   /** The key's location in its two buckets, the fixed stash or the chain; -1 if absent. */

@@ -171,21 +171,40 @@ final class DashSegment {
    * @return {@code bucket offset | slot}, or -1
    */
   long findInStash(MemorySegment m, long seg, long b1, long b2, long key, int fp) {
-    int candidates = stashCandidates(m, b1, b2, fp);
+    return findInStash(m, seg, b1, overflowWord(m, b1), b2, overflowWord(m, b2), key, fp);
+  }
+
+  /**
+   * {@link #findInStash(MemorySegment, long, long, long, long, int)} with the two buckets'
+   * overflow words already read (by an optimistic reader: the result is validated by its caller).
+   *
+   * @return {@code bucket offset | slot}, or -1
+   */
+  long findInStash(MemorySegment m, long seg, long b1, long w1, long b2, long w2, long key, int fp) {
+    if (!mayBeInStash(w1, w2)) {
+      return -1;
+    }
+    int candidates = stashCandidates(m, b1, w1, b2, w2, fp);
     return candidates == 0 ? -1 : probeStash(m, seg, candidates, key, fp);
   }
 
+  /** Whether the overflow words of a key's two buckets leave the stash to be searched at all. */
+  static boolean mayBeInStash(long w1, long w2) {
+    return (ovfBitmap(w1) & (STASH_FLAG | OVF_VALID_MASK)) != 0 || (ovfBitmap(w2) & ovfMember(w2) & OVF_VALID_MASK) != 0;
+  }
+
   /** The stash buckets a record of fingerprint {@code fp} may be in (a mask; 0: none). */
-  private int stashCandidates(MemorySegment m, long b1, long b2, int fp) {
-    long w1 = overflowWord(m, b1);
+  private int stashCandidates(MemorySegment m, long b1, long w1, long b2, long w2, int fp) {
     if ((ovfBitmap(w1) & STASH_FLAG) != 0) {
       return (1 << stash) - 1;
     }
-    long w2 = overflowWord(m, b2);
-    if ((ovfBitmap(w1) & OVF_VALID_MASK) == 0 && (ovfBitmap(w2) & ovfMember(w2) & OVF_VALID_MASK) == 0) {
-      return 0;
-    }
     return DashBucket.stashCandidates(m, b1, w1, fp, 0) | DashBucket.stashCandidates(m, b2, w2, fp, 1);
+  }
+
+  private int stashCandidates(MemorySegment m, long b1, long b2, int fp) {
+    long w1 = overflowWord(m, b1);
+    long w2 = overflowWord(m, b2);
+    return mayBeInStash(w1, w2) ? stashCandidates(m, b1, w1, b2, w2, fp) : 0;
   }
 
   /**
