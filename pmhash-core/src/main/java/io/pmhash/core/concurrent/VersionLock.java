@@ -168,6 +168,35 @@ public final class VersionLock {
   }
 
   /**
+   * A snapshot for an optimistic read through {@link UncheckedMemory}: a plain load of the word at
+   * an absolute address, then an {@link VarHandle#acquireFence()}, so the data it protects is read
+   * after it ({@link #snapshotAcquire}'s order, without re-checking the caller's segment).
+   *
+   * @param address the word's address, inside a live mapping ({@link UncheckedMemory})
+   * @return the word, for {@link #isLocked(int)} and {@link #unchangedAt}
+   */
+  public static int snapshotAt(long address) {
+    SwitchPoint.here();
+    int word = UncheckedMemory.getInt(address);
+    VarHandle.acquireFence();
+    return word;
+  }
+
+  /**
+   * Validation of {@link #snapshotAt}: an {@link VarHandle#acquireFence()} (the data reads stay
+   * above it), then the word re-read.
+   *
+   * @param address the word's address, as given to {@link #snapshotAt}
+   * @param snapshot an unlocked snapshot
+   * @return whether the word is unchanged: no writer locked it since the snapshot
+   */
+  public static boolean unchangedAt(long address, int snapshot) {
+    VarHandle.acquireFence();
+    SwitchPoint.here();
+    return UncheckedMemory.getInt(address) == snapshot;
+  }
+
+  /**
    * Snapshots of two lock words for one optimistic read through {@link UncheckedMemory} (Dash's
    * target and probing bucket): two plain loads, then one {@link VarHandle#acquireFence()}, so the
    * data they protect is read after both (the order of {@link #snapshotAcquire}, with one barrier

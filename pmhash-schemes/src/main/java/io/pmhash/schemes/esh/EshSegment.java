@@ -3,6 +3,7 @@ package io.pmhash.schemes.esh;
 import static io.pmhash.schemes.esh.EshLayout.*;
 
 import io.pmhash.core.Persistence;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.ByteMatch;
 import io.pmhash.core.hash.Hashing;
@@ -87,6 +88,7 @@ final class EshSegment {
   final int bucketLines;
   final long bytes;
   private final int allSlots;
+  private final long allBuckets;
 
   EshSegment(Persistence p, int pairs, int buckets) {
     this.p = p;
@@ -96,6 +98,7 @@ final class EshSegment {
     this.bucketLines = (int) bucketBytes / 64;
     this.bytes = segmentBytes(bucketBytes, buckets);
     this.allSlots = (1 << pairs) - 1;
+    this.allBuckets = buckets == 64 ? -1L : (1L << buckets) - 1;
   }
 
   // ---------------------------------------------------------------- addressing and reads
@@ -188,6 +191,54 @@ final class EshSegment {
       return hb | slot;
     }
     return overflowCount(c) == 0 ? -1 : findForeign(m, seg, ofrb(m, hb), key, fp);
+  }
+
+  /**
+   * {@link #locate} for an optimistic reader through {@link UncheckedMemory}: the same loads, by
+   * absolute address, none checked. The caller has checked that the segment lies inside a live
+   * mapping; every bucket read here is one of its {@link #buckets} (a torn OFRB is masked to
+   * them), so every address is inside it too.
+   *
+   * @param aseg the segment's address
+   * @param ah the home bucket's address (one of the segment's)
+   * @return {@code bucket address | slot} (buckets are 64-byte aligned), or -1
+   */
+  long locateAt(long aseg, long ah, long key, int fp) {
+    long c = UncheckedMemory.getLong(ah + COMMIT);
+    int slot = findAt(ah, home(c), key, fp);
+    if (slot >= 0) {
+      return ah | slot;
+    }
+    return overflowCount(c) == 0 ? -1 : findForeignAt(aseg, UncheckedMemory.getLong(ah + OFRB), key, fp);
+  }
+
+  private long findForeignAt(long aseg, long ofrb, long key, int fp) {
+    for (long o = ofrb & allBuckets; o != 0; o &= o - 1) {
+      long t = bucket(aseg, Long.numberOfTrailingZeros(o));
+      int slot = findAt(t, foreign(UncheckedMemory.getLong(t + COMMIT)), key, fp);
+      if (slot >= 0) {
+        return t | slot;
+      }
+    }
+    return -1;
+  }
+
+  /** {@link #find} by absolute address ({@link #locateAt}). */
+  private static int findAt(long b, int slots, long key, int fp) {
+    long candidates = ByteMatch.matchNibbleFlags(UncheckedMemory.getLong(b + FPS), ByteMatch.broadcastNibble(fp));
+    while (candidates != 0) {
+      int slot = Long.numberOfTrailingZeros(candidates) >>> 2;
+      if ((slots >>> slot & 1) != 0 && UncheckedMemory.getLong(pair(b, slot) + PAIR_KEY) == key) {
+        return slot;
+      }
+      candidates &= candidates - 1;
+    }
+    return -1;
+  }
+
+  /** @return the value at a location {@link #locateAt} returned */
+  static long valueAt(long location) {
+    return UncheckedMemory.getLong(pair(location & ~63L, (int) location & 63) + PAIR_VALUE);
   }
 
   // ---------------------------------------------------------------- writes (home lock held)

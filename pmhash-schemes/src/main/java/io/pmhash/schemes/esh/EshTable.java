@@ -9,6 +9,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.Prefetch;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -295,9 +296,13 @@ public final class EshTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
+        // read by address, as DashEhTable.read does (docs/persistence.md "Unchecked reads"):
+        // locate checked the segment against m, taken inside the epoch section
         long hb = s.bucket(seg, y);
-        int v = VersionLock.snapshotAcquire(m, hb + LOCK);
-        if (state(m, hb) != stateTag) {
+        long aseg = UncheckedMemory.base(m) + seg;
+        long ah = aseg + (hb - seg);
+        int v = VersionLock.snapshotAt(ah + LOCK);
+        if (UncheckedMemory.getInt(ah + STATE) != stateTag) {
           recovery.recover(m, seg, hb); // Alg. 4.2 line 8: the bucket is not consistent
           continue;
         }
@@ -305,12 +310,12 @@ public final class EshTable implements LongHashTable {
           Damage.awaitUnlocked(m, hb + LOCK, "esh bucket lock");
           continue;
         }
-        if (!covers(shapeAcquire(m, seg), h)) {
+        if (!covers(UncheckedMemory.getLong(aseg + SEG_SHAPE), h)) {
           continue; // split between locate and the snapshot
         }
-        long loc = s.locate(m, seg, hb, key, fp);
-        long r = loc < 0 ? absent : contains ? 1 : valueAt(m, loc);
-        if (VersionLock.validate(m, hb + LOCK, v)) {
+        long loc = s.locateAt(aseg, ah, key, fp);
+        long r = loc < 0 ? absent : contains ? 1 : EshSegment.valueAt(loc);
+        if (VersionLock.unchangedAt(ah + LOCK, v)) {
           return r;
         }
       }
