@@ -71,6 +71,24 @@ class VersionLockTest {
   }
 
   @Test
+  void oneWordByAddressSnapshotAndValidation() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(8, 8);
+      long word = UncheckedMemory.base(s) + 4;
+      s.set(U32_LE, 4, 5);
+      int snapshot = VersionLock.snapshotAt(word);
+      assertEquals(5, snapshot);
+      assertTrue(VersionLock.unchangedAt(word, snapshot));
+      assertTrue(VersionLock.tryLock(s, 4));
+      assertTrue(VersionLock.isLocked(VersionLock.snapshotAt(word)));
+      assertFalse(VersionLock.unchangedAt(word, snapshot), "a writer is inside");
+      VersionLock.unlock(s, 4);
+      assertFalse(VersionLock.unchangedAt(word, snapshot), "the version moved on");
+      assertEquals(6, VersionLock.snapshotAt(word));
+    }
+  }
+
+  @Test
   void uncheckedMemoryNeedsNativeMemory() {
     assertThrows(IllegalArgumentException.class, () -> UncheckedMemory.base(MemorySegment.ofArray(new long[4])));
   }
