@@ -46,6 +46,7 @@ public final class UncheckedMemory {
 
   private static final VarHandle LONG =
       ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle().withInvokeExactBehavior();
+  private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle().withInvokeExactBehavior();
   private static final VarHandle INT =
       ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle().withInvokeExactBehavior();
 
@@ -69,6 +70,14 @@ public final class UncheckedMemory {
    */
   public static long getLong(long address) {
     return (long) LONG.get(ALL, address);
+  }
+
+  /**
+   * @param address an address inside a live mapping, see the class comment
+   * @return the byte there, unsigned (a plain load)
+   */
+  public static int getUnsignedByte(long address) {
+    return (byte) BYTE.get(ALL, address) & 0xFF;
   }
 
   /**

@@ -7,6 +7,7 @@ import static io.pmhash.schemes.group.GroupLayout.LONG;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.alloc.DramArrays;
 import io.pmhash.core.concurrent.Prefetch;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.ByteMatch;
 import io.pmhash.core.hash.Hashing;
@@ -145,6 +146,10 @@ final class GroupCells {
   final MemorySegment fps;
   /** 3N: level-2 cell {@code c}'s fingerprint is byte {@code level2Fps + c} of {@link #fps}. */
   private final long level2Fps;
+  /** The address of {@link #fps}, for {@link #findAt}. */
+  private final long fpsAddress;
+  /** The offset just past the last cell: a mapping {@link #findAt} reads must cover it. */
+  final long cellsEnd;
 
   /** A table whose fingerprints are all built: a new one (all cells free) or one being rehashed into. */
   GroupCells(long base, long cells, int groupSize) {
@@ -167,6 +172,8 @@ final class GroupCells {
     // zeroed (every cell free) until GroupRecovery or GroupResize fills it; freed with this table
     this.fps = DramArrays.zeroed(5 * cells);
     this.level2Fps = 3 * cells;
+    this.fpsAddress = UncheckedMemory.base(fps);
+    this.cellsEnd = level1 + 2 * cells * CELL_BYTES;
     if (built) {
       markAllBuilt();
     }
@@ -402,6 +409,54 @@ final class GroupCells {
       }
     }
     return -1;
+  }
+
+  /**
+   * {@link #find} for an optimistic reader through {@link UncheckedMemory}: the same loads, by
+   * address, none checked. The fingerprints are this table's DRAM array (the caller keeps this
+   * object reachable until it has validated); the cells are read at {@code mbase + pair(c)}, and
+   * the caller has checked that the mapping at {@code mbase} covers {@link #cellsEnd}. Every
+   * index is bounded: the home cell by the hash, the last overflow by the group size, the scan by
+   * the group's words.
+   *
+   * @param mbase the address of a mapping of the pool that covers the cells
+   * @return the cell number, or -1
+   */
+  long findAt(long mbase, long key, long home, int fp) {
+    int entry = UncheckedMemory.getInt(fpsAddress + 4 * home);
+    if ((entry & 0xFF) == fp && UncheckedMemory.getLong(mbase + pair(home)) == key) {
+      return home;
+    }
+    if ((entry & 0xFF00) == 0) {
+      return -1;
+    }
+    long first = level2First(groupOf(home));
+    int last = entry >>> 16;
+    if (last != 0 && last <= groupSize()) {
+      long c = first + last - 1;
+      if (UncheckedMemory.getUnsignedByte(fpsAddress + level2Fps + c) == fp && UncheckedMemory.getLong(mbase + pair(c)) == key) {
+        return c;
+      }
+    }
+    long pattern = ByteMatch.broadcast(fp);
+    int words = 1 << (groupBits - 3);
+    for (int w = (entry >>> 8 & 0xFF) - 1; w < words; w++) {
+      long at = first + 8L * w;
+      long hits = ByteMatch.matchFlags(UncheckedMemory.getLong(fpsAddress + level2Fps + at), pattern);
+      while (hits != 0) {
+        long c = at + (Long.numberOfTrailingZeros(hits) >>> 3);
+        if (UncheckedMemory.getLong(mbase + pair(c)) == key) {
+          return c;
+        }
+        hits &= hits - 1;
+      }
+    }
+    return -1;
+  }
+
+  /** @return the value of an occupied cell, by address ({@link #findAt}) */
+  long valueAt(long mbase, long c) {
+    return UncheckedMemory.getLong(mbase + pair(c) + CELL_VALUE);
   }
 
   /**

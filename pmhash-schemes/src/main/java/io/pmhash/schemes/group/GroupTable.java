@@ -9,6 +9,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.Prefetch;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.core.concurrent.VersionLock;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
@@ -19,6 +20,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
 import java.util.ConcurrentModificationException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -170,9 +172,22 @@ public final class GroupTable implements LongHashTable {
           continue;
         }
         MemorySegment m = pool.memory();
-        long c = t.find(m, key, home, fp);
-        long value = c < 0 ? absent : t.value(m, c);
-        if (VersionLock.validate(t.locks, lo, v)) {
+        long c;
+        long value;
+        if (t.cellsEnd <= m.byteSize()) {
+          // by address (docs/persistence.md "Unchecked reads"): the fingerprints in t's DRAM
+          // array, kept alive by the fence below; the cells in m, checked to cover them and taken
+          // inside the epoch section
+          long mbase = UncheckedMemory.base(m);
+          c = t.findAt(mbase, key, home, fp);
+          value = c < 0 ? absent : t.valueAt(mbase, c);
+        } else {
+          c = t.find(m, key, home, fp); // a mapping older than the table: the checked path reports it
+          value = c < 0 ? absent : t.value(m, c);
+        }
+        boolean valid = VersionLock.validate(t.locks, lo, v);
+        Reference.reachabilityFence(t);
+        if (valid) {
           return contains ? (c < 0 ? 0 : 1) : value;
         }
       }
