@@ -35,6 +35,7 @@ import io.pmhash.schemes.internal.Damage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -316,6 +317,38 @@ public final class DashLhTable implements LongHashTable {
   }
 
   /**
+   * {@link #locate} for a reader, its common case by address: {@code N|Next}, the directory entry,
+   * the segment's shape and recovery version read through {@link UncheckedMemory} (the header and
+   * the segment checked against {@code m}); anything unusual (an array not allocated, a segment
+   * beyond the mapping, a shape other than the one asked for, a segment still to recover) goes to
+   * {@link #locate}, checked.
+   */
+  private long locateAt(MemorySegment m, long h) {
+    long base = UncheckedMemory.base(m);
+    long w = UncheckedMemory.getLong(base + header + HDR_N_NEXT);
+    VarHandle.acquireFence(); // N|Next before the directory and the segment it leads to
+    long x = h >>> SEGMENT_HASH_SHIFT;
+    int level = firstShift + roundOf(w);
+    // below Next the segment has split this round: one more bit (branch-free: which side of
+    // Next a key falls is as random as the key)
+    int depth = level + (int) (((x & ((1L << level) - 1)) - nextOf(w)) >>> 63);
+    long s = x & ((1L << depth) - 1);
+    int e = s < 1L << firstShift ? 0 : entryOf(s, firstShift, stride);
+    if (e >= DIRECTORY_ENTRIES || header + HDR_DIRECTORY + 8L * DIRECTORY_ENTRIES > m.byteSize()) {
+      return locate(m, h);
+    }
+    long array = UncheckedMemory.getLong(base + header + HDR_DIRECTORY + 8L * e);
+    VarHandle.acquireFence(); // the entry before the segment it names
+    long seg = array + (e == 0 ? s : indexInArray(s, firstShift, stride)) * segBytes;
+    if (array <= 0 || seg + segBytes > m.byteSize()
+        || UncheckedMemory.getLong(base + seg + SEG_SHAPE) != shape(depth, LIVE, s)
+        || UncheckedMemory.getLong(base + seg + SEG_VERSION) != globalVersion) {
+      return locate(m, h);
+    }
+    return seg;
+  }
+
+  /**
    * The segment that holds {@code h}, recovered and at the depth {@code N|Next} says; -1 when
    * the caller must retry (the pool grew, or a split was just done).
    */
@@ -445,7 +478,7 @@ public final class DashLhTable implements LongHashTable {
     try {
       for (;;) {
         MemorySegment m = pool.memory();
-        long seg = locate(m, h);
+        long seg = locateAt(m, h);
         if (seg < 0) {
           continue;
         }
