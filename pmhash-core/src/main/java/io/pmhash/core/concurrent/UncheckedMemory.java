@@ -51,13 +51,21 @@ public final class UncheckedMemory {
       ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle().withInvokeExactBehavior();
 
   /**
-   * The base address of a mapping, for {@link #getLong} and {@link #getInt}.
+   * The base address of a mapping, for {@link #getLong} and {@link #getInt}: the one check a
+   * reader by address makes, that the mapping is still mapped. A pool's {@link
+   * io.pmhash.core.Pool#memory()} taken inside the epoch section stays so until the section ends
+   * (the class comment); one taken after the pool closed is closed, and this throws, as the first
+   * checked access through it would.
    *
    * @param mapping a pool's memory
    * @return its address
+   * @throws IllegalStateException if the mapping is closed (the pool was closed)
    * @throws IllegalArgumentException if the mapping is not native memory
    */
   public static long base(MemorySegment mapping) {
+    if (!mapping.scope().isAlive()) {
+      throw new IllegalStateException("the pool is closed: its memory is no longer mapped");
+    }
     if (!mapping.isNative()) {
       throw new IllegalArgumentException("unchecked reads need native memory, not " + mapping);
     }

@@ -233,6 +233,26 @@ public abstract class LongHashTableContract {
 
   // ------------------------------------------------------------------ lifecycle
 
+  /**
+   * After close, every operation throws IllegalStateException: reads go by address
+   * (docs/persistence.md "Unchecked reads"), and one after close must fail as a checked access
+   * does, never read the unmapped memory.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Durability.class, names = {"VOLATILE", "PROCESS", "PMEM_EMULATED"})
+  void everyOperationAfterCloseThrows(Durability mode) throws Exception {
+    LongHashTable t = create(mode);
+    for (int i = 0; i < 2_000; i++) {
+      t.put(key(i), i);
+    }
+    t.close();
+    assertThrows(IllegalStateException.class, () -> t.get(key(1), -1), "get of a present key");
+    assertThrows(IllegalStateException.class, () -> t.get(key(1_000_000), -1), "get of an absent key");
+    assertThrows(IllegalStateException.class, () -> t.containsKey(key(2)), "containsKey");
+    assertThrows(IllegalStateException.class, () -> t.put(key(3), 3), "put");
+    assertThrows(IllegalStateException.class, () -> t.remove(key(4)), "remove");
+  }
+
   @Test
   void closeAndReopenKeepsEverything() throws Exception {
     Map<Long, Long> model = new HashMap<>();
