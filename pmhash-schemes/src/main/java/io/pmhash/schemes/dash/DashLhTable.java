@@ -340,7 +340,7 @@ public final class DashLhTable implements LongHashTable {
     long array = UncheckedMemory.getLong(base + header + HDR_DIRECTORY + 8L * e);
     VarHandle.acquireFence(); // the entry before the segment it names
     long seg = array + (e == 0 ? s : indexInArray(s, firstShift, stride)) * segBytes;
-    if (array <= 0 || seg + segBytes > m.byteSize()
+    if (array <= 0 || array > m.byteSize() || seg < 0 || seg > m.byteSize() - segBytes
         || UncheckedMemory.getLong(base + seg + SEG_SHAPE) != shape(depth, LIVE, s)
         || UncheckedMemory.getLong(base + seg + SEG_VERSION) != globalVersion) {
       return locate(m, h);

@@ -114,6 +114,6 @@ public final class DirectoryRoute {
       return -1;
     }
     long seg = (long) LONG.getAcquire(m, e);
-    return seg < 0 || seg + segmentBytes > limit ? -1 : seg;
+    return seg < 0 || seg > limit - segmentBytes ? -1 : seg; // no overflow: readers go on by address
   }
 }

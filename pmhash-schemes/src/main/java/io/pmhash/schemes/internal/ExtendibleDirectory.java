@@ -120,7 +120,7 @@ public final class ExtendibleDirectory {
       return -1;
     }
     long seg = (long) LONG.getAcquire(m, e);
-    return seg + segmentBytes > limit ? -1 : seg;
+    return seg < 0 || seg > limit - segmentBytes ? -1 : seg; // no overflow: readers go on by address
   }
 
   /** What a scheme checks of each distinct segment its directory names ({@link #validate}). */
