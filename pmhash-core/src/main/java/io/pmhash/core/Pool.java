@@ -89,9 +89,6 @@ public final class Pool implements AutoCloseable {
   /** Growth adds {@code 1 / GROWTH_DIVISOR} of the current size. */
   private static final long GROWTH_DIVISOR = 4;
 
-  /** What {@link #memory()} returns while a close waits for the threads inside: nothing is accessible. */
-  private static final MemorySegment CLOSED_MEMORY = closedSegment();
-
   /** How long a close waits for threads inside an epoch critical section before it unmaps anyway. */
   private static final long QUIESCE_NANOS = 10_000_000_000L;
 
@@ -1264,10 +1261,18 @@ public final class Pool implements AutoCloseable {
     }
   }
 
-  private static MemorySegment closedSegment() {
-    try (Arena a = Arena.ofShared()) { // shared: any thread's access throws IllegalStateException
-      return a.allocate(8, 8);
-    }
+  /**
+   * What {@link #memory()} returns while a close waits for the threads inside: the mapping's
+   * address and size in an arena already closed, so every access passes the bounds check a
+   * scheme makes and then throws {@link IllegalStateException} (from any thread), as the closed
+   * mapping's do afterwards; a size check never sends a writer into a retry loop.
+   */
+  @SuppressWarnings("restricted") // a dead view of our own mapping: nothing can be read through it
+  private static MemorySegment deadView(MemorySegment mapping) {
+    Arena dead = Arena.ofShared();
+    MemorySegment view = MemorySegment.ofAddress(mapping.address()).reinterpret(mapping.byteSize(), dead, null);
+    dead.close();
+    return view;
   }
 
   /**
@@ -1280,7 +1285,7 @@ public final class Pool implements AutoCloseable {
   private void release() throws IOException {
     MemorySegment mapping = memory;
     try {
-      memory = CLOSED_MEMORY;
+      memory = deadView(mapping);
       int inside = epochs.awaitOthersOutside(QUIESCE_NANOS);
       if (inside != 0) {
         LOG.log(System.Logger.Level.WARNING, "pmhash pool " + describeWhere() + ": closing while " + inside

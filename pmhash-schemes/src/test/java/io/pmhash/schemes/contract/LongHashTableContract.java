@@ -253,6 +253,58 @@ public abstract class LongHashTableContract {
     assertThrows(IllegalStateException.class, () -> t.remove(key(4)), "remove");
   }
 
+  /**
+   * Readers racing a close: each reads until a read throws; every one of them must end with
+   * IllegalStateException (the close waits for reads in flight before it unmaps, and a read that
+   * starts after it fails), and none may crash or see a wrong value. No clock: the close starts
+   * once every reader has read, and each reader stops at its first failure.
+   */
+  @Test
+  void readsRacingACloseFinishOrThrowIllegalState() throws Exception {
+    LongHashTable t = create(Durability.PMEM_EMULATED);
+    int n = 5_000;
+    for (int i = 0; i < n; i++) {
+      t.put(key(i), i);
+    }
+    int readers = 3;
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(readers);
+    List<Thread> threads = new ArrayList<>();
+    AtomicReference<Throwable> wrong = new AtomicReference<>();
+    AtomicInteger endedByClose = new AtomicInteger();
+    for (int r = 0; r < readers; r++) {
+      int first = r;
+      threads.add(Thread.ofPlatform().start(() -> {
+        try {
+          boolean counted = false;
+          for (int i = first; ; i = (i + 7) % (2 * n)) {
+            long v = t.get(key(i), -1);
+            if (v != (i < n ? i : -1)) {
+              wrong.compareAndSet(null, new AssertionError("key " + i + " read " + v));
+              return;
+            }
+            if (!counted) {
+              started.countDown();
+              counted = true;
+            }
+          }
+        } catch (IllegalStateException closed) {
+          endedByClose.incrementAndGet();
+        } catch (Throwable e) {
+          wrong.compareAndSet(null, e);
+        }
+      }));
+    }
+    started.await();
+    t.close();
+    for (Thread th : threads) {
+      th.join();
+    }
+    if (wrong.get() != null) {
+      throw new AssertionError("a read racing close", wrong.get());
+    }
+    assertEquals(readers, endedByClose.get(), "every reader ended with IllegalStateException");
+  }
+
   @Test
   void closeAndReopenKeepsEverything() throws Exception {
     Map<Long, Long> model = new HashMap<>();
