@@ -427,12 +427,14 @@ public final class DashEhTable implements LongHashTable {
    * check that the segment covers {@code h}: the reader checks that after its version snapshots
    * (it must anyway: a split may come between routing and snapshot), and routes through {@code
    * locate} when it does not. One shape check per read instead of two, no call in the common case
-   * ({@code locate} is too large to inline); docs/persistence.md gives what it saved.
+   * ({@code locate} is too large to inline); docs/persistence.md gives what it saved. By address
+   * ({@code base} is the live mapping {@code m}'s, {@link UncheckedMemory}): the entry and the
+   * recovery version, after {@link DirectoryRoute#segmentAt} checked both offsets against {@code m}.
    */
-  private long directSegment(MemorySegment m, long h) {
+  private long directSegmentAt(MemorySegment m, long base, long h) {
     // -1 also for a damaged (negative) entry: locate then meets it and reports it as before
-    long seg = route.segmentFor(m, h, segments.bytes);
-    return seg < 0 || (long) LONG.getAcquire(m, seg + SEG_VERSION) != globalVersion ? -1 : seg;
+    long seg = route.segmentAt(m, base, h, segments.bytes);
+    return seg < 0 || UncheckedMemory.getLong(base + seg + SEG_VERSION) != globalVersion ? -1 : seg;
   }
 
   /** No segment on the side-link chain covers a hash: their shapes were damaged. */
@@ -499,7 +501,7 @@ public final class DashEhTable implements LongHashTable {
    *
    * <p>The buckets are read by address ({@link UncheckedMemory}: FFM's per-access checks cost the
    * overlap of consecutive searches' cache misses, docs/persistence.md "Unchecked reads"). What
-   * makes that safe: the directory entry and the segment come through {@link #directSegment} or
+   * makes that safe: the directory entry and the segment come through {@link #directSegmentAt} or
    * {@link #locate}, which check every offset against the mapping {@code m} (taken inside the
    * epoch section, so it stays mapped: {@code Pool.close} waits for the threads inside), and every
    * address read here lies in that segment's buckets. The stash, rarely searched, is read through
@@ -521,14 +523,14 @@ public final class DashEhTable implements LongHashTable {
       boolean routed = false; // whether to route through locate (after the direct entry failed once)
       for (;;) {
         MemorySegment m = pool.memory();
-        long seg = routed ? locate(m, h) : directSegment(m, h);
+        long base = UncheckedMemory.base(m);
+        long seg = routed ? locate(m, h) : directSegmentAt(m, base, h);
         if (seg < 0) {
           routed = true;
           continue;
         }
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, (y + 1) & segments.mask);
-        long base = UncheckedMemory.base(m);
         long a1 = base + b1;
         long a2 = base + b2;
         long versions = VersionLock.snapshotBothAt(a1 + LOCK, a2 + LOCK);

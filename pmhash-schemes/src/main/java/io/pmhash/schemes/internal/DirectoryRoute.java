@@ -1,5 +1,6 @@
 package io.pmhash.schemes.internal;
 
+import io.pmhash.core.concurrent.UncheckedMemory;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
@@ -89,6 +90,32 @@ public final class DirectoryRoute {
    */
   public static int depthOf(long route) {
     return (int) route & 63;
+  }
+
+  /**
+   * {@link #segmentFor} for a reader by address ({@link UncheckedMemory}): the entry read with a
+   * plain load and an acquire fence, at {@code base}, the address of the live mapping {@code m};
+   * the same checks of the entry's and the segment's offsets against {@code m}.
+   *
+   * @param m the mapping, alive ({@code base} came from {@link UncheckedMemory#base})
+   * @param base its address
+   * @param h the hash
+   * @param segmentBytes the size of a segment
+   * @return the segment's offset, or -1
+   */
+  public long segmentAt(MemorySegment m, long base, long h, long segmentBytes) {
+    long r = route; // read inside the caller's epoch section
+    if (r == 0) {
+      return ExtendibleDirectory.segmentFor(m, directory(m), h, segmentBytes);
+    }
+    long limit = m.byteSize();
+    long e = ExtendibleDirectory.entry(m, directoryOf(r), ExtendibleDirectory.prefix(h, depthOf(r)));
+    if (e < 0 || e > limit - 8) {
+      return -1;
+    }
+    long seg = UncheckedMemory.getLong(base + e);
+    VarHandle.acquireFence(); // the entry before the segment it names
+    return seg < 0 || seg > limit - segmentBytes ? -1 : seg;
   }
 
   /**
