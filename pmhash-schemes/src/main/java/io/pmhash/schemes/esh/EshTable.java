@@ -292,14 +292,15 @@ public final class EshTable implements LongHashTable {
     try {
       for (;;) {
         MemorySegment m = pool.memory();
-        long seg = locate(m, h);
+        // read by address, as DashEhTable.read does (docs/persistence.md "Unchecked reads"): the
+        // route checks the segment against m, taken inside the epoch section
+        long base = UncheckedMemory.base(m);
+        long seg = route.segmentAt(m, base, h, s.bytes);
         if (seg < 0) {
           continue;
         }
-        // read by address, as DashEhTable.read does (docs/persistence.md "Unchecked reads"):
-        // locate checked the segment against m, taken inside the epoch section
         long hb = s.bucket(seg, y);
-        long aseg = UncheckedMemory.base(m) + seg;
+        long aseg = base + seg;
         long ah = aseg + (hb - seg);
         int v = VersionLock.snapshotAt(ah + LOCK);
         if (UncheckedMemory.getInt(ah + STATE) != stateTag) {
