@@ -253,36 +253,39 @@ public final class EpochReclaimer implements AutoCloseable {
   }
 
   /**
+   * How many threads other than the caller are inside a critical section now, after the full
+   * barrier that pairs with the one in {@link #enter()} ({@link #fences()}): a thread that entered
+   * before this call is counted, or saw everything the caller published before it.
+   *
+   * @return the number of other threads inside
+   */
+  public int othersInside() {
+    writerFence(); // pairs with readerFence() in enter()
+    return inside(mySlot.get());
+  }
+
+  /**
    * Waits until no thread other than the caller is inside a critical section: for a pool that is
    * about to unmap its memory. The caller first makes every later entry fail (it publishes a state
    * that each section checks after {@link #enter()}, such as a pool mapping whose accesses throw);
-   * the full barrier here ({@link #fences()}) pairs with the one in {@code enter}, so a thread
-   * either is seen inside by this scan or sees that state. Threads that stay inside longer than
-   * the timeout are left inside.
+   * by {@link #othersInside()}'s barrier a thread either is seen inside or sees that state.
+   * Threads that stay inside longer than the timeout are left inside.
    *
    * @param timeoutNanos how long to wait at most
    * @return the number of other threads still inside (0 when every one has left)
    */
   public int awaitOthersOutside(long timeoutNanos) {
-    writerFence(); // pairs with readerFence() in enter()
-    Slot mine = mySlot.get();
+    int others = othersInside();
     long start = System.nanoTime();
-    for (int spins = 0; ; spins++) {
-      int others = 0;
-      for (Slot slot : slots) {
-        if (slot != mine && slotEpochVolatile(slot) != INACTIVE && !releaseIfOwnerDied(slot)) {
-          others++;
-        }
-      }
-      if (others == 0 || System.nanoTime() - start >= timeoutNanos) {
-        return others;
-      }
+    for (int spins = 0; others != 0 && System.nanoTime() - start < timeoutNanos; spins++) {
       if (spins < 1_000) {
         Thread.onSpinWait();
       } else {
         Thread.yield();
       }
+      others = inside(mySlot.get());
     }
+    return others;
   }
 
   /**
@@ -441,9 +444,14 @@ public final class EpochReclaimer implements AutoCloseable {
 
   /** Live threads currently inside; a momentary count. */
   private int inside() {
+    return inside(null);
+  }
+
+  /** Live threads currently inside, but for the one holding slot {@code except}; a momentary count. */
+  private int inside(Slot except) {
     int n = 0;
     for (Slot slot : slots) {
-      if (slotEpochVolatile(slot) != INACTIVE && !releaseIfOwnerDied(slot)) {
+      if (slot != except && slotEpochVolatile(slot) != INACTIVE && !releaseIfOwnerDied(slot)) {
         n++;
       }
     }

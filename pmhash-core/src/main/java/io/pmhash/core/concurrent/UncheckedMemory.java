@@ -8,8 +8,8 @@ import java.nio.ByteOrder;
 /**
  * Loads from a pool's memory by absolute address, without the checks the FFM API makes on every
  * access through a {@link MemorySegment}: the bounds check, the liveness check of the mapping's
- * arena and the alignment check. For the hottest optimistic read paths only (Dash-EH's {@code
- * get}); everything else reads through the segment.
+ * arena and the alignment check. For the hottest optimistic read paths only (the {@code get} of
+ * Dash-EH, Dash-LH, ESH and group hashing); everything else reads through the segment.
  *
  * <p><b>Why.</b> A search that misses the cache is bound by how many of its memory misses overlap
  * those of the next search, and that depends on how many instructions lie between them: the

@@ -50,24 +50,24 @@ class VersionLockTest {
       assertFalse(VersionLock.eitherLocked(both));
       assertTrue(VersionLock.unchangedBothAt(first, second, both));
 
-      assertTrue(VersionLock.tryLock(s, 256));
-      long secondLocked = VersionLock.snapshotBothAt(first, second);
-      assertTrue(VersionLock.eitherLocked(secondLocked));
-      assertFalse(VersionLock.firstLocked(secondLocked));
-      assertFalse(VersionLock.unchangedBothAt(first, second, both), "a writer holds the second");
-      VersionLock.unlock(s, 256);
-      assertFalse(VersionLock.unchangedBothAt(first, second, both), "the second's version moved on");
-
-      both = VersionLock.snapshotBothAt(first, second);
-      assertTrue(VersionLock.tryLock(s, 0));
-      long firstLocked = VersionLock.snapshotBothAt(first, second);
-      assertTrue(VersionLock.eitherLocked(firstLocked));
-      assertTrue(VersionLock.firstLocked(firstLocked));
-      assertFalse(VersionLock.unchangedBothAt(first, second, both), "a writer holds the first");
-      VersionLock.unlock(s, 0);
-      assertFalse(VersionLock.unchangedBothAt(first, second, both), "the first's version moved on");
+      lockingOneInvalidatesBoth(s, first, second, false);
+      lockingOneInvalidatesBoth(s, first, second, true);
       assertTrue(VersionLock.unchangedBothAt(first, second, VersionLock.snapshotBothAt(first, second)));
     }
+  }
+
+  /** Locks and unlocks one of the two words (at 0 and 256 of {@code s}) around a snapshot of both. */
+  private static void lockingOneInvalidatesBoth(MemorySegment s, long first, long second, boolean lockFirst) {
+    long offset = lockFirst ? 0 : 256;
+    String which = lockFirst ? "first" : "second";
+    long both = VersionLock.snapshotBothAt(first, second);
+    assertTrue(VersionLock.tryLock(s, offset));
+    long locked = VersionLock.snapshotBothAt(first, second);
+    assertTrue(VersionLock.eitherLocked(locked));
+    assertEquals(lockFirst, VersionLock.firstLocked(locked));
+    assertFalse(VersionLock.unchangedBothAt(first, second, both), "a writer holds the " + which);
+    VersionLock.unlock(s, offset);
+    assertFalse(VersionLock.unchangedBothAt(first, second, both), "the " + which + "'s version moved on");
   }
 
   @Test

@@ -22,6 +22,9 @@ import java.lang.foreign.MemorySegment;
 final class DashBucket {
   private DashBucket() {}
 
+  /** The u64 at 24 ({@link #overflowWord}): overflow fingerprints 2 and 3, bitmap, index, membership, count. */
+  private static final long OVERFLOW_WORD = OVF_FP + 2;
+
   // ---------------------------------------------------------------- bitmap
 
   static int bitmap(MemorySegment m, long b) {
@@ -168,7 +171,7 @@ final class DashBucket {
 
   /** @return the overflow word ({@link #overflowWord}) of the bucket at address {@code a} */
   static long overflowWordAt(long a) {
-    return UncheckedMemory.getLong(a + 24);
+    return UncheckedMemory.getLong(a + OVERFLOW_WORD);
   }
 
   /**
@@ -224,7 +227,7 @@ final class DashBucket {
 
   /** The u64 at 24: overflow fingerprints 2 and 3, overflow bitmap, index, membership, count. */
   static long overflowWord(MemorySegment m, long b) {
-    return (long) LONG.get(m, b + 24);
+    return (long) LONG.get(m, b + OVERFLOW_WORD);
   }
 
   static int ovfBitmap(long word) {

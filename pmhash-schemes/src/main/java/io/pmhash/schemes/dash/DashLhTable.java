@@ -321,10 +321,10 @@ public final class DashLhTable implements LongHashTable {
    * the segment's shape and recovery version read through {@link UncheckedMemory} (the header and
    * the segment checked against {@code m}); anything unusual (an array not allocated, a segment
    * beyond the mapping, a shape other than the one asked for, a segment still to recover) goes to
-   * {@link #locate}, checked.
+   * {@link #locate}, checked. {@code base} is the address of {@code m}, live ({@link
+   * UncheckedMemory#base}).
    */
-  private long locateAt(MemorySegment m, long h) {
-    long base = UncheckedMemory.base(m);
+  private long locateAt(MemorySegment m, long base, long h) {
     long w = UncheckedMemory.getLong(base + header + HDR_N_NEXT);
     VarHandle.acquireFence(); // N|Next before the directory and the segment it leads to
     long x = h >>> SEGMENT_HASH_SHIFT;
@@ -478,15 +478,15 @@ public final class DashLhTable implements LongHashTable {
     try {
       for (;;) {
         MemorySegment m = pool.memory();
-        long seg = locateAt(m, h);
+        long base = UncheckedMemory.base(m);
+        long seg = locateAt(m, base, h);
         if (seg < 0) {
           continue;
         }
-        // the buckets by address, as in DashEhTable.read (locate checked the segment against m,
+        // the buckets by address, as in DashEhTable.read (locateAt checked the segment against m,
         // taken inside the epoch section); the stash and the chain through the segment
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
-        long base = UncheckedMemory.base(m);
         long a1 = base + b1;
         long a2 = base + b2;
         long versions = VersionLock.snapshotBothAt(a1 + LOCK, a2 + LOCK);

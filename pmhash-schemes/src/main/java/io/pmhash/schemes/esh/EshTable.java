@@ -301,7 +301,7 @@ public final class EshTable implements LongHashTable {
         }
         long hb = s.bucket(seg, y);
         long aseg = base + seg;
-        long ah = aseg + (hb - seg);
+        long ah = s.bucket(aseg, y);
         int v = VersionLock.snapshotAt(ah + LOCK);
         if (UncheckedMemory.getInt(ah + STATE) != stateTag) {
           recovery.recover(m, seg, hb); // Alg. 4.2 line 8: the bucket is not consistent
