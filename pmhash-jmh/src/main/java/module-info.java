@@ -16,7 +16,9 @@ module io.pmhash.jmh {
   requires java.desktop; // the charts: java.awt and ImageIO, headless
   requires java.management; // the workload's --fresh-open: the new JVM's uptime
 
-  exports io.pmhash.jmh.workload;
+  // Nothing exported: an application (the workload command, the benchmarks), not an API;
+  // maven-compiler-plugin then reports the automatic modules above at INFO level, as it
+  // does for applications, instead of warning against publishing a library that needs them.
   // Open (not exported: no API here) for JMH's reflection, should the harness ever
   // run on the module path; the shaded jar runs on the class path, where module
   // boundaries do not apply.
