@@ -2,8 +2,9 @@ package io.pmhash.core;
 
 import io.pmhash.core.concurrent.SwitchPoint;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.Arrays;
 
 /**
  * The one seam through which every ordering point of every scheme passes. Names follow PMDK:
@@ -32,8 +33,21 @@ public abstract class Persistence {
   /** The cache-line size every flush is counted and aligned in. */
   public static final int CACHE_LINE = 64;
 
-  private final LongAdder linesFlushed = new LongAdder();
-  private final LongAdder drains = new LongAdder();
+  /**
+   * The calling thread's counters. Counting takes no locked instruction: a {@code LongAdder}'s
+   * CAS between a flush and its drain waited for the flush's write-back and kept the next
+   * operation's loads from starting meanwhile (docs/persistence.md, "Counting persists").
+   */
+  private final ThreadLocal<Counts> mine = ThreadLocal.withInitial(this::register);
+
+  /** Guards {@link #counts}, {@link #endedLines} and {@link #endedDrains}. */
+  private final Object registry = new Object();
+
+  /** Every thread's counters; a terminated thread's are folded into the ended totals and reused. */
+  private Counts[] counts = new Counts[0];
+
+  private long endedLines;
+  private long endedDrains;
 
   /** For subclasses. */
   protected Persistence() {}
@@ -49,7 +63,7 @@ public abstract class Persistence {
       return;
     }
     VarHandle.releaseFence();
-    linesFlushed.add(linesSpanned(offset, length));
+    mine.get().addLines(linesSpanned(offset, length));
     flushLines(offset, length);
   }
 
@@ -57,7 +71,7 @@ public abstract class Persistence {
   public final void drain() {
     SwitchPoint.here(); // a model checker may run another thread between two persist steps
     VarHandle.releaseFence();
-    drains.increment();
+    mine.get().addDrain();
     drainFlushes();
   }
 
@@ -84,12 +98,99 @@ public abstract class Persistence {
   }
 
   /**
-   * Counters since the pool was opened.
+   * Counters since the pool was opened: every thread's, each read as it is now. What another
+   * thread counted is included once something orders it before this call (the thread was
+   * joined, or handed over through a lock, a latch or a volatile), as for any plain write.
    *
    * @return a snapshot of the counters
    */
   public final PersistenceStats stats() {
-    return new PersistenceStats(linesFlushed.sum(), drains.sum());
+    synchronized (registry) {
+      long lines = endedLines;
+      long drains = endedDrains;
+      for (Counts c : counts) {
+        lines += c.lines();
+        drains += c.drains();
+      }
+      return new PersistenceStats(lines, drains);
+    }
+  }
+
+  /**
+   * The calling thread's counters, new or taken over from a terminated thread (its counts
+   * folded into the ended totals first: a thread's termination happens before {@code isAlive}
+   * returns false, so its last writes are seen). Runs once per thread and persistence.
+   */
+  private Counts register() {
+    Thread me = Thread.currentThread();
+    synchronized (registry) {
+      for (Counts c : counts) {
+        if (!c.owner.isAlive()) {
+          endedLines += c.lines();
+          endedDrains += c.drains();
+          c.reset(me);
+          return c;
+        }
+      }
+      Counts c = new Counts(me);
+      Counts[] more = Arrays.copyOf(counts, counts.length + 1);
+      more[counts.length] = c;
+      counts = more;
+      return c;
+    }
+  }
+
+  /**
+   * One thread's counters. Only the owner writes them, with opaque stores (no tearing, no
+   * fence); {@link #stats()} reads them with opaque loads. Padded so that two threads' counters
+   * do not share a cache line.
+   */
+  private static final class Counts {
+    private static final VarHandle LINES;
+    private static final VarHandle DRAINS;
+
+    static {
+      try {
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        LINES = lookup.findVarHandle(Counts.class, "lines", long.class);
+        DRAINS = lookup.findVarHandle(Counts.class, "drains", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    long p1, p2, p3, p4, p5, p6, p7;
+    private long lines;
+    private long drains;
+    long q1, q2, q3, q4, q5, q6, q7;
+    Thread owner;
+
+    Counts(Thread owner) {
+      this.owner = owner;
+    }
+
+    void addLines(long n) {
+      LINES.setOpaque(this, lines + n);
+    }
+
+    void addDrain() {
+      DRAINS.setOpaque(this, drains + 1);
+    }
+
+    long lines() {
+      return (long) LINES.getOpaque(this);
+    }
+
+    long drains() {
+      return (long) DRAINS.getOpaque(this);
+    }
+
+    /** Under the registry's lock, after the previous owner terminated. */
+    void reset(Thread next) {
+      LINES.setOpaque(this, 0L);
+      DRAINS.setOpaque(this, 0L);
+      owner = next;
+    }
   }
 
   /**
