@@ -269,15 +269,17 @@ public final class EpochReclaimer implements AutoCloseable {
    * about to unmap its memory. The caller first makes every later entry fail (it publishes a state
    * that each section checks after {@link #enter()}, such as a pool mapping whose accesses throw);
    * by {@link #othersInside()}'s barrier a thread either is seen inside or sees that state.
-   * Threads that stay inside longer than the timeout are left inside.
+   * Threads that stay inside longer than the timeout are left inside. The clock is read only
+   * while a deadline applies: not when nobody is inside, nor with {@code Long.MAX_VALUE}.
    *
-   * @param timeoutNanos how long to wait at most
+   * @param timeoutNanos how long to wait at most; {@code Long.MAX_VALUE} waits without a deadline
    * @return the number of other threads still inside (0 when every one has left)
    */
   public int awaitOthersOutside(long timeoutNanos) {
     int others = othersInside();
-    long start = System.nanoTime();
-    for (int spins = 0; others != 0 && System.nanoTime() - start < timeoutNanos; spins++) {
+    boolean deadline = timeoutNanos != Long.MAX_VALUE;
+    long start = others != 0 && deadline ? System.nanoTime() : 0;
+    for (int spins = 0; others != 0 && (!deadline || System.nanoTime() - start < timeoutNanos); spins++) {
       if (spins < 1_000) {
         Thread.onSpinWait();
       } else {

@@ -153,6 +153,7 @@ class EpochReclaimerTest {
       r.exit();
     }
     AtomicLong left = new AtomicLong(-1);
+    // no deadline: the wait reads no clock and ends only when the reader has left
     Thread waiter = Thread.ofPlatform().start(() -> left.set(r.awaitOthersOutside(Long.MAX_VALUE)));
     reader.exitAndJoin();
     waiter.join();
