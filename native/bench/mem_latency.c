@@ -13,7 +13,11 @@
  *      per operation a random 18,432-byte "segment", its header line and two adjacent 256-byte
  *      "buckets" read independently, then one "pair" line chosen by what the bucket held (a
  *      dependent load). Operations are independent, so the CPU overlaps the misses of
- *      consecutive operations as far as its out-of-order window allows.
+ *      consecutive operations as far as its out-of-order window allows;
+ *   4. (x86-64) the same pattern with N more instructions per operation, register additions
+ *      that touch no memory and depend on nothing loaded (N = 25, 50, 100, 200): how much of
+ *      that overlap an operation's length in instructions leaves, i.e. what each instruction a
+ *      search executes besides its loads costs once the table is larger than the cache.
  *
  * Build and run (x86-64 or arm64 Linux):
  *   gcc -O2 -o /tmp/mem_latency native/bench/mem_latency.c
@@ -86,27 +90,43 @@ static double chase(char *r, uint64_t lines, long steps) {
   return ns;
 }
 
-static double dash_pattern(char *r, uint64_t bytes, long ops) {
-  uint64_t segments = bytes / SEGMENT, sum = 0;
-  double t0 = now();
-  for (long i = 0; i < ops; i++) {
-    uint64_t h = mix((uint64_t)i * 0x9E3779B97F4A7C15ULL);
-    char *seg = r + (h % segments) * SEGMENT;
-    uint64_t y = (h >> 8) & (BUCKETS - 1);
-    char *b1 = seg + LINE + y * BUCKET;
-    char *b2 = seg + LINE + ((y + 1) & (BUCKETS - 1)) * BUCKET;
-    uint64_t header = *(volatile uint64_t *)seg;
-    uint32_t v1 = *(volatile uint32_t *)b1, v2 = *(volatile uint32_t *)b2;
-    uint64_t fingerprints = *(volatile uint64_t *)(b1 + 8);
-    int slot = (int)((fingerprints ^ header ^ v1 ^ v2) % 14);
-    sum += *(volatile uint64_t *)(b1 + 32 + 16 * slot);
+/* One operation of Dash's search pattern; PAD is extra instructions placed after its loads. */
+#define DASH_PATTERN(NAME, PAD)                                                   \
+  static double NAME(char *r, uint64_t bytes, long ops) {                         \
+    uint64_t segments = bytes / SEGMENT, sum = 0;                                 \
+    double t0 = now();                                                            \
+    for (long i = 0; i < ops; i++) {                                              \
+      uint64_t h = mix((uint64_t)i * 0x9E3779B97F4A7C15ULL);                      \
+      char *seg = r + (h % segments) * SEGMENT;                                   \
+      uint64_t y = (h >> 8) & (BUCKETS - 1);                                      \
+      char *b1 = seg + LINE + y * BUCKET;                                         \
+      char *b2 = seg + LINE + ((y + 1) & (BUCKETS - 1)) * BUCKET;                 \
+      uint64_t header = *(volatile uint64_t *)seg;                                \
+      uint32_t v1 = *(volatile uint32_t *)b1, v2 = *(volatile uint32_t *)b2;      \
+      uint64_t fingerprints = *(volatile uint64_t *)(b1 + 8);                     \
+      int slot = (int)((fingerprints ^ header ^ v1 ^ v2) % 14);                   \
+      sum += *(volatile uint64_t *)(b1 + 32 + 16 * slot);                         \
+      PAD;                                                                        \
+    }                                                                             \
+    double ns = (now() - t0) / ops;                                               \
+    if (sum == 1) {                                                               \
+      puts("");                                                                   \
+    }                                                                             \
+    return ns;                                                                    \
   }
-  double ns = (now() - t0) / ops;
-  if (sum == 1) {
-    puts("");
-  }
-  return ns;
-}
+
+DASH_PATTERN(dash_pattern, (void)0)
+
+#if defined(__x86_64__)
+/* 5 additions over 5 registers, none of them a load or a store: ALU work only. */
+#define ADD5 "add $1,%%rcx\n\tadd $1,%%rdx\n\tadd $1,%%rsi\n\tadd $1,%%rdi\n\tadd $1,%%r8\n\t"
+#define ADD25 ADD5 ADD5 ADD5 ADD5 ADD5
+#define PAD(TEXT) __asm__ volatile(TEXT ::: "rcx", "rdx", "rsi", "rdi", "r8", "cc")
+DASH_PATTERN(dash_pattern_25, PAD(ADD25))
+DASH_PATTERN(dash_pattern_50, PAD(ADD25 ADD25))
+DASH_PATTERN(dash_pattern_100, PAD(ADD25 ADD25 ADD25 ADD25))
+DASH_PATTERN(dash_pattern_200, PAD(ADD25 ADD25 ADD25 ADD25 ADD25 ADD25 ADD25 ADD25))
+#endif
 
 int main(int argc, char **argv) {
   if (argc != 4) {
@@ -132,6 +152,12 @@ int main(int argc, char **argv) {
   printf("dependent load, file mapping (4 KiB pages):  %6.1f ns\n", chase(file, bytes / LINE, steps));
   printf("Dash search pattern, file mapping:           %6.1f ns per operation\n",
          dash_pattern(file, bytes, steps));
+#if defined(__x86_64__)
+  printf("  + 25 register additions per operation:      %6.1f ns\n", dash_pattern_25(file, bytes, steps));
+  printf("  + 50:                                       %6.1f ns\n", dash_pattern_50(file, bytes, steps));
+  printf("  + 100:                                      %6.1f ns\n", dash_pattern_100(file, bytes, steps));
+  printf("  + 200:                                      %6.1f ns\n", dash_pattern_200(file, bytes, steps));
+#endif
   munmap(file, bytes);
   close(fd);
   unlink(argv[1]);
