@@ -248,7 +248,9 @@ class LlplTransactionTest {
   private static Process child(Path file, String stage) throws Exception {
     String java = ProcessHandle.current().info().command().orElseThrow();
     String halt = stage.equals("before") || stage.equals("after") ? stage : "";
-    return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Dpmhash.llpl.haltInCommit=" + halt,
+    // java.io.tmpdir: llpl's copy of its native library, left behind by a halted JVM (docs/llpl.md)
+    return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Djava.io.tmpdir=" + file.toAbsolutePath().getParent(),
+        "-Dpmhash.llpl.haltInCommit=" + halt,
         "-cp", System.getProperty("java.class.path"), LlplTxChild.class.getName(), file.toString(), stage).start();
   }
 }

@@ -318,7 +318,9 @@ class PmdkAllocationTest {
       keep = LlplTransactionTest.block(pool, 64, 1);
     }
     String java = ProcessHandle.current().info().command().orElseThrow();
-    Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+    // java.io.tmpdir: llpl's copy of its native library, left behind by a halted JVM (docs/llpl.md)
+    Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Djava.io.tmpdir=" + dir,
+        "-cp", System.getProperty("java.class.path"),
         PmdkRetireChild.class.getName(), file.toString(), stage).start();
     String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     String err = new String(child.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -216,8 +216,10 @@ class ProcessCrashTest {
     String testClasses = Path.of(CrashChild.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     String cp = Stream.of(testClasses, modulePath, classPath)
         .filter(s -> !s.isEmpty()).collect(Collectors.joining(File.pathSeparator));
+    // java.io.tmpdir: llpl copies its native library there at every start and deletes it only at
+    // a normal exit; a killed child would leave one behind in the machine's /tmp (docs/llpl.md)
     return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xss4m",
-        "-Dpmhash.backend=" + (backend() == null ? "" : backend()), "-cp", cp,
+        "-Djava.io.tmpdir=" + pool.toAbsolutePath().getParent(), "-Dpmhash.backend=" + (backend() == null ? "" : backend()), "-cp", cp,
         CrashChild.class.getName(), pool.toString(), scheme, mode.name(), journal.toString(),
         Long.toString(seed), Integer.toString(KEYS), Long.toString(firstOp), Long.toString(haltAt), Integer.toString(waveKeys)).start();
   }
