@@ -1,8 +1,6 @@
 package io.pmhash.schemes.cceh;
 
 import static io.pmhash.schemes.cceh.CcehLayout.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.Pool;
 import io.pmhash.core.PoolOptions;
@@ -12,14 +10,13 @@ import io.pmhash.core.crash.ImageKind;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
+import io.pmhash.schemes.contract.CrashModel;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
 
 /**
  * The crash-test machinery of this package: operations with a model, a harness run that crashes
@@ -33,35 +30,6 @@ import java.util.Set;
 final class CcehCrashSupport {
   private CcehCrashSupport() {}
 
-  enum Kind { PUT, REMOVE, PUT_IF_ABSENT, REPLACE }
-
-  record Op(Kind kind, long key, long value) {
-    static Op put(long k, long v) {
-      return new Op(Kind.PUT, k, v);
-    }
-
-    static Op remove(long k) {
-      return new Op(Kind.REMOVE, k, 0);
-    }
-
-    void apply(CcehTable t) {
-      switch (kind) {
-        case PUT -> t.put(key, value);
-        case REMOVE -> t.remove(key);
-        case PUT_IF_ABSENT -> t.putIfAbsent(key, value);
-        case REPLACE -> t.replace(key, value);
-      }
-    }
-
-    void apply(Map<Long, Long> m) {
-      switch (kind) {
-        case PUT -> m.put(key, value);
-        case REMOVE -> m.remove(key);
-        case PUT_IF_ABSENT -> m.putIfAbsent(key, value);
-        case REPLACE -> m.replace(key, value);
-      }
-    }
-  }
 
   static PoolOptions options() {
     return PoolOptions.defaults().withScheme(CcehProvider.NAME, LAYOUT_VERSION)
@@ -104,14 +72,7 @@ final class CcehCrashSupport {
   static final Map<String, long[]> TOTALS = new HashMap<>();
 
   static CrashHarness.Report crash(Path dir, String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes) {
-    Map<Long, Long> s = new HashMap<>();
-    setup.forEach(o -> o.apply(s));
-    List<Map<Long, Long>> states = new ArrayList<>();
-    states.add(new HashMap<>(s));
-    for (Op o : work) {
-      o.apply(s);
-      states.add(new HashMap<>(s));
-    }
+    List<Map<Long, Long>> states = CrashModel.states(setup, work);
     CrashHarness.Builder b = CrashHarness.builder(dir, options())
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
         .randomImages(3, 0xCCE4L)
@@ -148,37 +109,8 @@ final class CcehCrashSupport {
     CcehInvariants.checkRouting(pool, at + " (image before recovery)");
     CcehTable t = CcehTable.open(pool);
     CrashHarness.recovered(pool);
-    int done = point.opsCompleted();
-    Map<Long, Long> before = states.get(done);
-    Map<Long, Long> after = point.inFlightOp().isPresent() ? states.get(done + 1) : before;
-    Long inFlightKey = point.inFlightOp().isPresent() ? work.get((int) point.inFlightOp().getAsLong()).key() : null;
-    Map<Long, Long> seen = new HashMap<>();
-    t.forEach((k, v) -> {
-      if (seen.put(k, v) != null) {
-        throw new AssertionError(at + ": key " + k + " twice");
-      }
-    });
-    assertEquals(seen.size(), t.size(), at + ": size equals a scan");
-    Set<Long> keys = new HashSet<>(before.keySet());
-    keys.addAll(after.keySet());
-    keys.addAll(seen.keySet());
-    for (long k : keys) {
-      Long got = seen.get(k);
-      Long viaGet = t.containsKey(k) ? t.get(k, 0) : null;
-      assertEquals(got, viaGet, at + ": get and scan agree on " + k);
-      if (inFlightKey != null && k == inFlightKey) {
-        assertTrue(Objects.equals(got, before.get(k)) || Objects.equals(got, after.get(k)),
-            at + ": in-flight key " + k + " is " + got + ", neither " + before.get(k) + " nor " + after.get(k));
-      } else {
-        assertEquals(before.get(k), got, at + ": key " + k);
-      }
-    }
+    CrashModel.checkRecovered(t, point, states, work);
     CcehInvariants.check(pool, t, at);
-    for (long k = 1; k <= 3; k++) {
-      long key = -k * 0x9E3779B97F4A7C15L;
-      t.put(key, k);
-      assertEquals(k, t.get(key, -1), at + ": the table works after recovery");
-      t.remove(key);
-    }
+    CrashModel.checkStillWorks(t, at);
   }
 }

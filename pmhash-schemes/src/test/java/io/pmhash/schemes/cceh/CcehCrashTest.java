@@ -5,6 +5,8 @@ import static io.pmhash.schemes.cceh.CcehLayout.*;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.crash.CrashHarness;
+import io.pmhash.schemes.contract.CrashModel.Kind;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,6 +4,7 @@ import static io.pmhash.schemes.cceh.CcehCrashSupport.*;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.crash.CrashHarness;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,6 +8,7 @@ import io.pmhash.core.Durability;
 import io.pmhash.core.crash.CrashHarness;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

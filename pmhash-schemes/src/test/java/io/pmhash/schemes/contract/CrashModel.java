@@ -33,7 +33,12 @@ public final class CrashModel {
     /** {@link LongHashTable#putIfAbsent}. */
     PUT_IF_ABSENT,
     /** {@link LongHashTable#replace(long, long)}. */
-    REPLACE
+    REPLACE,
+    /**
+     * {@link LongHashTable#get}: changes no record, but a scheme that recovers lazily may persist
+     * on a read (a segment recovered on first touch, a split finished by the next thread there).
+     */
+    GET
   }
 
   /**
@@ -41,7 +46,7 @@ public final class CrashModel {
    *
    * @param kind what it does
    * @param key its key
-   * @param value its value (unused by {@link Kind#REMOVE})
+   * @param value its value (unused by {@link Kind#REMOVE} and {@link Kind#GET})
    */
   public record Op(Kind kind, long key, long value) {
     /**
@@ -61,6 +66,14 @@ public final class CrashModel {
       return new Op(Kind.REMOVE, k, 0);
     }
 
+    /**
+     * @param k key
+     * @return a get
+     */
+    public static Op get(long k) {
+      return new Op(Kind.GET, k, 0);
+    }
+
     /** @param t the table to apply it to */
     public void apply(LongHashTable t) {
       switch (kind) {
@@ -68,6 +81,7 @@ public final class CrashModel {
         case REMOVE -> t.remove(key);
         case PUT_IF_ABSENT -> t.putIfAbsent(key, value);
         case REPLACE -> t.replace(key, value);
+        case GET -> t.get(key, 0);
       }
     }
 
@@ -78,6 +92,7 @@ public final class CrashModel {
         case REMOVE -> m.remove(key);
         case PUT_IF_ABSENT -> m.putIfAbsent(key, value);
         case REPLACE -> m.replace(key, value);
+        case GET -> { }
       }
     }
   }

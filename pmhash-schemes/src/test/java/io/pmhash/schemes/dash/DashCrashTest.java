@@ -10,12 +10,14 @@ import io.pmhash.core.crash.CrashHarness;
 import io.pmhash.core.crash.CrashPoint;
 import io.pmhash.core.crash.ImageKind;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.contract.CrashModel;
+import io.pmhash.schemes.contract.CrashModel.Kind;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import io.pmhash.schemes.internal.ExtendibleDirectory;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,35 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DashCrashTest {
   @TempDir Path dir;
 
-  enum Kind { PUT, REMOVE, PUT_IF_ABSENT, REPLACE }
-
-  record Op(Kind kind, long key, long value) {
-    static Op put(long k, long v) {
-      return new Op(Kind.PUT, k, v);
-    }
-
-    static Op remove(long k) {
-      return new Op(Kind.REMOVE, k, 0);
-    }
-
-    void apply(DashEhTable t) {
-      switch (kind) {
-        case PUT -> t.put(key, value);
-        case REMOVE -> t.remove(key);
-        case PUT_IF_ABSENT -> t.putIfAbsent(key, value);
-        case REPLACE -> t.replace(key, value);
-      }
-    }
-
-    void apply(Map<Long, Long> m) {
-      switch (kind) {
-        case PUT -> m.put(key, value);
-        case REMOVE -> m.remove(key);
-        case PUT_IF_ABSENT -> m.putIfAbsent(key, value);
-        case REPLACE -> m.replace(key, value);
-      }
-    }
-  }
 
   /** Normal buckets per segment of the tables under test; subclasses run the cases at other sizes. */
   int normal() {
@@ -107,15 +80,7 @@ class DashCrashTest {
    */
   private CrashHarness.Report crash(String name, long capacity, List<Op> setup, List<Op> work, boolean recoveryCrashes, boolean wide, int random,
       boolean dirtyFirstDirectory) {
-    Map<Long, Long> base = new HashMap<>();
-    setup.forEach(o -> o.apply(base));
-    List<Map<Long, Long>> states = new ArrayList<>();
-    Map<Long, Long> s = new HashMap<>(base);
-    states.add(new HashMap<>(s));
-    for (Op o : work) {
-      o.apply(s);
-      states.add(new HashMap<>(s));
-    }
+    List<Map<Long, Long>> states = CrashModel.states(setup, work);
     CrashHarness.Builder b = CrashHarness.builder(dir, options(2))
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
         .randomImages(random, 0xDA5L)
@@ -164,44 +129,12 @@ class DashCrashTest {
     // instant recovery (§4.8): open persists the global version and touches no segment
     assertEquals(pool.lastShutdownClean() ? 0 : 1, pool.persistence().stats().drains() - drains, at + ": drains at open (a new global version after a crash)");
     assertEquals(0, t.recoveredSegments.get(), at + ": segments recovered at open");
-    long size = t.size(); // touches (and so recovers) every segment
+    t.size(); // touches (and so recovers) every segment
     CrashHarness.recovered(pool);
-    int done = point.opsCompleted();
-    Map<Long, Long> before = states.get(done);
-    Map<Long, Long> after = point.inFlightOp().isPresent() ? states.get(done + 1) : before;
-    Long inFlightKey = point.inFlightOp().isPresent() ? work.get((int) point.inFlightOp().getAsLong()).key() : null;
-    Map<Long, Long> seen = new HashMap<>();
-    t.forEach((k, v) -> {
-      if (seen.put(k, v) != null) {
-        throw new AssertionError(at + ": key " + k + " twice");
-      }
-    });
-    assertEquals(seen.size(), size, at + ": size equals a scan");
-    Set<Long> keys = new HashSet<>(before.keySet());
-    keys.addAll(after.keySet());
-    keys.addAll(seen.keySet());
-    for (long k : keys) {
-      Long got = seen.get(k);
-      Long viaGet = t.containsKey(k) ? t.get(k, 0) : null;
-      assertEquals(got, viaGet, at + ": get and scan agree on " + k);
-      if (inFlightKey != null && k == inFlightKey) {
-        assertTrue(java.util.Objects.equals(got, before.get(k)) || java.util.Objects.equals(got, after.get(k)),
-            at + ": in-flight key " + k + " is " + got + ", neither " + before.get(k) + " nor " + after.get(k));
-      } else {
-        assertEquals(before.get(k), got, at + ": key " + k);
-      }
-    }
+    CrashModel.checkRecovered(t, point, states, work);
     checkNoLeak(pool, t, at);
     checkShapes(pool, t, at);
-    // the table keeps working
-    for (long k = 1; k <= 3; k++) {
-      long key = -k * 0x9E3779B97F4A7C15L;
-      t.put(key, k);
-      if (t.get(key, -1) != k) {
-        throw new AssertionError(at + ": table does not work after recovery");
-      }
-      t.remove(key);
-    }
+    CrashModel.checkStillWorks(t, at);
   }
 
   static void checkNoLeak(Pool pool, DashEhTable t, String at) {

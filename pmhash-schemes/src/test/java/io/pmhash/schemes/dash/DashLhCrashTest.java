@@ -11,15 +11,15 @@ import io.pmhash.core.crash.CrashHarness;
 import io.pmhash.core.crash.CrashPoint;
 import io.pmhash.core.crash.ImageKind;
 import io.pmhash.core.hash.Hashing;
+import io.pmhash.schemes.contract.CrashModel;
+import io.pmhash.schemes.contract.CrashModel.Kind;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import io.pmhash.schemes.contract.PmdkBlocks;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
@@ -52,41 +52,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DashLhCrashTest {
   @TempDir Path dir;
 
-  enum Kind { PUT, REMOVE, PUT_IF_ABSENT, REPLACE, GET }
-
-  record Op(Kind kind, long key, long value) {
-    static Op put(long k, long v) {
-      return new Op(Kind.PUT, k, v);
-    }
-
-    static Op remove(long k) {
-      return new Op(Kind.REMOVE, k, 0);
-    }
-
-    static Op get(long k) {
-      return new Op(Kind.GET, k, 0);
-    }
-
-    void apply(DashLhTable t) {
-      switch (kind) {
-        case PUT -> t.put(key, value);
-        case REMOVE -> t.remove(key);
-        case PUT_IF_ABSENT -> t.putIfAbsent(key, value);
-        case REPLACE -> t.replace(key, value);
-        case GET -> t.get(key, 0);
-      }
-    }
-
-    void apply(Map<Long, Long> m) {
-      switch (kind) {
-        case PUT -> m.put(key, value);
-        case REMOVE -> m.remove(key);
-        case PUT_IF_ABSENT -> m.putIfAbsent(key, value);
-        case REPLACE -> m.replace(key, value);
-        case GET -> { }
-      }
-    }
-  }
 
   static final int FIRST = 1;
   static final int STRIDE = 1;
@@ -115,14 +80,7 @@ class DashLhCrashTest {
 
   private CrashHarness.Report crash(String name, int first, List<Op> setup, List<Op> work, boolean recoveryCrashes,
       java.util.function.Consumer<DashLhTable> afterSetup, int randomImages) {
-    Map<Long, Long> s = new HashMap<>();
-    setup.forEach(o -> o.apply(s));
-    List<Map<Long, Long>> states = new ArrayList<>();
-    states.add(new HashMap<>(s));
-    for (Op o : work) {
-      o.apply(s);
-      states.add(new HashMap<>(s));
-    }
+    List<Map<Long, Long>> states = CrashModel.states(setup, work);
     CrashHarness.Builder b = CrashHarness.builder(dir, options(first))
         .images(ImageKind.DRAINED, ImageKind.ALL_PENDING, ImageKind.EACH_LINE)
         .randomImages(randomImages, 0xD1L)
@@ -161,43 +119,12 @@ class DashLhCrashTest {
     // shutdown's is kept) and touches no segment
     assertEquals(pool.lastShutdownClean() ? 0 : 1, pool.persistence().stats().drains() - drains, at + ": drains at open");
     assertEquals(0, t.recoveredSegments.get(), at + ": segments recovered at open");
-    long size = t.size(); // makes every segment ready: recovers it, finishes due splits
+    t.size(); // makes every segment ready: recovers it, finishes due splits
     CrashHarness.recovered(pool);
-    int done = point.opsCompleted();
-    Map<Long, Long> before = states.get(done);
-    Map<Long, Long> after = point.inFlightOp().isPresent() ? states.get(done + 1) : before;
-    Long inFlightKey = point.inFlightOp().isPresent() ? work.get((int) point.inFlightOp().getAsLong()).key() : null;
-    Map<Long, Long> seen = new HashMap<>();
-    t.forEach((k, v) -> {
-      if (seen.put(k, v) != null) {
-        throw new AssertionError(at + ": key " + k + " twice");
-      }
-    });
-    assertEquals(seen.size(), size, at + ": size equals a scan");
-    Set<Long> keys = new HashSet<>(before.keySet());
-    keys.addAll(after.keySet());
-    keys.addAll(seen.keySet());
-    for (long k : keys) {
-      Long got = seen.get(k);
-      Long viaGet = t.containsKey(k) ? t.get(k, 0) : null;
-      assertEquals(got, viaGet, at + ": get and scan agree on " + k);
-      if (inFlightKey != null && k == inFlightKey) {
-        assertTrue(Objects.equals(got, before.get(k)) || Objects.equals(got, after.get(k)),
-            at + ": in-flight key " + k + " is " + got + ", neither " + before.get(k) + " nor " + after.get(k));
-      } else {
-        assertEquals(before.get(k), got, at + ": key " + k);
-      }
-    }
+    CrashModel.checkRecovered(t, point, states, work);
     checkNoLeak(pool, t, at);
     checkSegments(pool, t, at);
-    for (long k = 1; k <= 3; k++) {
-      long key = -k * 0x9E3779B97F4A7C15L;
-      t.put(key, k);
-      if (t.get(key, -1) != k) {
-        throw new AssertionError(at + ": table does not work after recovery");
-      }
-      t.remove(key);
-    }
+    CrashModel.checkStillWorks(t, at);
   }
 
   /** Owned blocks are exactly the header, the segment arrays and the chain nodes of LIVE segments. */

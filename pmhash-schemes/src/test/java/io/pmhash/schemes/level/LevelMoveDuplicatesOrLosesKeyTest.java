@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pmhash.core.Pool;
 import io.pmhash.core.crash.CrashHarness;
-import io.pmhash.schemes.level.LevelCrashSupport.Op;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import io.pmhash.schemes.level.LevelTable.Levels;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

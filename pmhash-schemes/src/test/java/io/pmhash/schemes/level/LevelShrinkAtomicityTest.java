@@ -2,7 +2,7 @@ package io.pmhash.schemes.level;
 
 import static io.pmhash.schemes.level.LevelCrashSupport.crash;
 
-import io.pmhash.schemes.level.LevelCrashSupport.Op;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,7 +6,7 @@ import static io.pmhash.schemes.level.LevelCrashSupport.key;
 import static io.pmhash.schemes.level.LevelCrashTest.inserts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pmhash.schemes.level.LevelCrashSupport.Op;
+import io.pmhash.schemes.contract.CrashModel.Op;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

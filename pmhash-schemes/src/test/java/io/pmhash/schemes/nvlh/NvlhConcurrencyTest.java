@@ -6,11 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
+import io.pmhash.schemes.contract.StableKeyReaders;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,69 +45,29 @@ class NvlhConcurrencyTest {
    */
   private static void run(LongHashTable t, int perWriter) throws Exception {
     int stable = 1_000;
-    for (long k = 0; k < stable; k++) {
-      t.put(k, ~k);
-    }
-    AtomicBoolean done = new AtomicBoolean();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    List<Thread> threads = new ArrayList<>();
     int writers = 2;
     CyclicBarrier phases = new CyclicBarrier(writers);
+    List<StableKeyReaders.Writer> bodies = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       long base = 1_000_000L * (w + 1);
-      threads.add(new Thread(() -> {
-        try {
-          for (long i = 0; i < perWriter; i++) {
-            assertTrue(t.put(base + i, i));
-            if (i % 3 == 2) {
-              assertTrue(t.remove(base + i - 1), "remove " + (base + i - 1));
-              assertTrue(t.remove(base + i - 2), "remove " + (base + i - 2));
-            }
+      bodies.add(() -> {
+        for (long i = 0; i < perWriter; i++) {
+          assertTrue(t.put(base + i, i));
+          if (i % 3 == 2) {
+            assertTrue(t.remove(base + i - 1), "remove " + (base + i - 1));
+            assertTrue(t.remove(base + i - 2), "remove " + (base + i - 2));
           }
-          for (long i = 2; i < perWriter; i += 3) {
-            assertTrue(t.remove(base + i), "remove " + (base + i));
-          }
-          phases.await(); // both writers have deleted their keys: the table is sparse, merges ran
-          for (long i = 0; i < perWriter / 3; i++) {
-            assertTrue(t.put(base + 3 * i, -i));
-          }
-        } catch (Throwable e) {
-          failure.compareAndSet(null, e);
         }
-      }));
-    }
-    for (int r = 0; r < 2; r++) {
-      long seed = r;
-      threads.add(new Thread(() -> {
-        try {
-          long k = seed;
-          while (!done.get()) {
-            k = k * 6364136223846793005L + 1442695040888963407L;
-            long key = Math.floorMod(k, stable);
-            long v = t.get(key, 1);
-            if (v != ~key) {
-              throw new AssertionError("stable key " + key + " read as " + v);
-            }
-          }
-        } catch (Throwable e) {
-          failure.compareAndSet(null, e);
+        for (long i = 2; i < perWriter; i += 3) {
+          assertTrue(t.remove(base + i), "remove " + (base + i));
         }
-      }));
+        phases.await(); // both writers have deleted their keys: the table is sparse, merges ran
+        for (long i = 0; i < perWriter / 3; i++) {
+          assertTrue(t.put(base + 3 * i, -i));
+        }
+      });
     }
-    threads.forEach(Thread::start);
-    for (int i = 0; i < writers; i++) {
-      threads.get(i).join();
-    }
-    done.set(true);
-    for (Thread th : threads) {
-      th.join();
-    }
-    if (failure.get() != null) {
-      throw new AssertionError(failure.get());
-    }
-    for (long k = 0; k < stable; k++) {
-      assertEquals(~k, t.get(k, 1));
-    }
+    StableKeyReaders.whileReading(t, stable, bodies);
     for (int w = 0; w < writers; w++) {
       long base = 1_000_000L * (w + 1);
       for (long i = 0; i < perWriter / 3; i++) {
