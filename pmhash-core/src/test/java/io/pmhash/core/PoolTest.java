@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pmhash.core.internal.Libc;
 import io.pmhash.core.internal.PoolHeader;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -249,6 +250,15 @@ class PoolTest {
       p.memory().set(ValueLayout.JAVA_LONG, (64 << 20) - 8, 1L);
     } catch (Exception e) {
       throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void volatilePoolStartsOnAHugePageBoundaryOnLinux() throws Exception {
+    try (Pool p = Pool.createVolatile(OPTIONS)) {
+      if (Libc.available()) {
+        assertEquals(0, p.memory().address() % Libc.HUGE_PAGE, "2 MiB aligned: " + Long.toHexString(p.memory().address()));
+      }
     }
   }
 

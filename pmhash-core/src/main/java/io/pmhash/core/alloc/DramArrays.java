@@ -11,9 +11,6 @@ import java.lang.foreign.MemorySegment;
 public final class DramArrays {
   private DramArrays() {}
 
-  /** The transparent huge page size of x86-64 and arm64. */
-  private static final long HUGE_PAGE = 2L << 20;
-
   /**
    * A zero-filled array freed when it becomes unreachable. On Linux an array of at least 2 MiB is
    * an anonymous mapping that starts on a 2 MiB boundary and is advised {@code MADV_HUGEPAGE}
@@ -27,13 +24,12 @@ public final class DramArrays {
    */
   @SuppressWarnings("restricted") // a view of our own mapping, unmapped by its cleanup
   public static MemorySegment zeroed(long bytes) {
-    if (!Libc.available() || bytes < HUGE_PAGE) {
+    if (!Libc.available() || bytes < Libc.HUGE_PAGE) {
       return Arena.ofAuto().allocate(bytes, 64);
     }
-    long mapped = bytes + HUGE_PAGE; // room to start on a 2 MiB boundary
-    long address = Libc.reserveAnonymous(mapped);
-    long aligned = (address + HUGE_PAGE - 1) & -HUGE_PAGE;
-    Libc.adviseHugePages(aligned, bytes);
-    return MemorySegment.ofAddress(aligned).reinterpret(bytes, Arena.ofAuto(), ignored -> Libc.release(address, mapped));
+    long mapped = (bytes + 4095) & -4096L;
+    long address = Libc.reserveHugePageAligned(mapped);
+    Libc.adviseHugePages(address, mapped);
+    return MemorySegment.ofAddress(address).reinterpret(bytes, Arena.ofAuto(), ignored -> Libc.release(address, mapped));
   }
 }

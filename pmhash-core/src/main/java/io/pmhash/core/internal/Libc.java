@@ -13,8 +13,8 @@ import java.util.Locale;
 /**
  * The libc calls pmhash needs that the JDK does not offer: an anonymous {@code mmap}
  * reservation for {@link io.pmhash.core.Durability#VOLATILE} pools, so that they can grow in
- * place, and its {@code munmap}; and {@code madvise(MADV_HUGEPAGE)} for the large DRAM arrays
- * schemes keep beside a pool ({@link io.pmhash.core.alloc.DramArrays}). Linux only; elsewhere {@link #available()} is
+ * place, and its {@code munmap}; and {@code madvise(MADV_HUGEPAGE)} for those pools and the large
+ * DRAM arrays schemes keep beside a pool ({@link io.pmhash.core.alloc.DramArrays}). Linux only; elsewhere {@link #available()} is
  * false.
  */
 @SuppressWarnings("restricted") // binds libc mmap/munmap/madvise with their exact C signatures
@@ -53,6 +53,11 @@ public final class Libc {
     MADVISE = MMAP == null ? null : madvise;
   }
 
+  /** The transparent huge page size of x86-64 and arm64. */
+  public static final long HUGE_PAGE = 2L << 20;
+
+  private static final long PAGE = 4096;
+
   /** @return true when anonymous reservations can be made */
   public static boolean available() {
     return MMAP != null;
@@ -82,7 +87,36 @@ public final class Libc {
   }
 
   /**
-   * Releases a reservation made by {@link #reserveAnonymous(long)}.
+   * Reserves like {@link #reserveAnonymous(long)}, starting on a 2 MiB boundary, so that {@link
+   * #adviseHugePages} can take effect on it. It maps 2 MiB more than asked and unmaps the slack on
+   * both sides, so what remains is exactly {@code [address, address + bytes)}.
+   *
+   * @param bytes size of the reservation, a multiple of 4 KiB
+   * @return its address, 2 MiB aligned; release it with {@link #release(long, long)} and
+   *     {@code bytes}
+   * @throws IllegalArgumentException if {@code bytes} is not a positive multiple of 4 KiB
+   * @throws IllegalStateException if mmap fails
+   */
+  public static long reserveHugePageAligned(long bytes) {
+    if (bytes <= 0 || bytes % PAGE != 0) {
+      throw new IllegalArgumentException("a reservation is a positive multiple of 4 KiB, not " + bytes + " bytes");
+    }
+    long mapped = bytes + HUGE_PAGE;
+    long raw = reserveAnonymous(mapped);
+    long aligned = (raw + HUGE_PAGE - 1) & -HUGE_PAGE;
+    if (aligned > raw) {
+      release(raw, aligned - raw);
+    }
+    long end = aligned + bytes;
+    if (raw + mapped > end) {
+      release(end, raw + mapped - end);
+    }
+    return aligned;
+  }
+
+  /**
+   * Releases a reservation made by {@link #reserveAnonymous(long)} or {@link
+   * #reserveHugePageAligned(long)}, or a page-aligned part of one.
    *
    * @param address its address
    * @param bytes its size
@@ -102,7 +136,10 @@ public final class Libc {
 
   /**
    * Advises the kernel to back a range of an anonymous mapping with transparent huge pages
-   * ({@code madvise(MADV_HUGEPAGE)}); a hint, to be given before the range is touched.
+   * ({@code madvise(MADV_HUGEPAGE)}); a hint, to be given before the range is touched. Where the
+   * kernel's transparent huge pages are in {@code madvise} or {@code always} mode, a random access
+   * then needs one TLB entry per 2 MiB instead of one per 4 KiB; the memory works the same with
+   * small pages.
    *
    * @param address the range's start, 2 MiB aligned for the advice to take effect
    * @param bytes the range's size
