@@ -7,6 +7,7 @@ import io.pmhash.map.LongHashTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -68,23 +69,52 @@ public final class StableKeyReaders {
     void run() throws Exception;
   }
 
+  /** What a stable key may read as while the writers run. */
+  @FunctionalInterface
+  public interface StableValue {
+    /**
+     * @param key a stable key
+     * @param value what a reader read for it
+     * @return whether that is one of its values
+     */
+    boolean holds(long key, long value);
+  }
+
   /**
-   * Puts keys {@code 0..stable-1} with value {@code ~k}, runs each writer in a thread of its own
-   * while two readers check that every stable key reads as {@code ~k}, and stops the readers
-   * when the writers are done. Afterwards every stable key still reads as {@code ~k}.
+   * {@link #whileReading(LongHashTable, int, List, StableValue)} where a stable key keeps its
+   * first value, {@code ~k}.
    *
    * @param t the table
    * @param stable how many stable keys; the writers must leave them alone
    * @param writers the writers' work
+   * @return how many lookups the readers made
+   * @throws Exception if a thread is interrupted
+   */
+  public static long whileReading(LongHashTable t, int stable, List<Writer> writers) throws Exception {
+    return whileReading(t, stable, writers, (k, v) -> v == ~k);
+  }
+
+  /**
+   * Puts keys {@code 0..stable-1} with value {@code ~k}, runs each writer in a thread of its own
+   * while two readers look up stable keys and check each value read with {@code valid}, and stops
+   * the readers when the writers are done. Afterwards every stable key still reads as a valid
+   * value.
+   *
+   * @param t the table
+   * @param stable how many stable keys; writers may only change them to values {@code valid} holds
+   * @param writers the writers' work
+   * @param valid what a stable key may read as
+   * @return how many lookups the readers made
    * @throws Exception if a thread is interrupted
    * @throws AssertionError the first failure of a writer or a reader
    */
-  public static void whileReading(LongHashTable t, int stable, List<Writer> writers) throws Exception {
+  public static long whileReading(LongHashTable t, int stable, List<Writer> writers, StableValue valid) throws Exception {
     for (long k = 0; k < stable; k++) {
       t.put(k, ~k);
     }
     AtomicBoolean done = new AtomicBoolean();
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicLong reads = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     for (Writer w : writers) {
       threads.add(new Thread(() -> {
@@ -100,14 +130,17 @@ public final class StableKeyReaders {
       threads.add(new Thread(() -> {
         try {
           long k = seed;
+          long n = 0;
           while (!done.get()) {
             k = k * 6364136223846793005L + 1442695040888963407L;
-            long key = Math.floorMod(k, stable);
+            long key = Math.floorMod(k >>> 1, stable);
             long v = t.get(key, 1);
-            if (v != ~key) {
-              throw new AssertionError("stable key " + key + " read as " + v);
+            if (!valid.holds(key, v)) {
+              throw new AssertionError("stable key " + key + " read as " + v + " (table: " + t.stats() + ")");
             }
+            n++;
           }
+          reads.addAndGet(n);
         } catch (Throwable e) {
           failure.compareAndSet(null, e);
         }
@@ -125,8 +158,10 @@ public final class StableKeyReaders {
       throw new AssertionError(failure.get());
     }
     for (long k = 0; k < stable; k++) {
-      assertEquals(~k, t.get(k, 1));
+      long v = t.get(k, 1);
+      assertTrue(valid.holds(k, v), "stable key " + k + " ends as " + v);
     }
+    return reads.get();
   }
 
   private static long writerBase(int w) {

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pmhash.core.PersistenceStats;
 import io.pmhash.map.PmHash;
 import io.pmhash.map.TableOptions;
+import io.pmhash.schemes.contract.StableKeyReaders;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,69 +27,28 @@ class GroupConcurrencyTest {
   void readersSeeStableKeysAcrossExpansionsAndUpdates() throws Exception {
     try (GroupTable t = (GroupTable) PmHash.createVolatile(TableOptions.scheme(GroupProvider.NAME).withParam(GroupProvider.GROUP_SIZE, 64))) {
       int stable = 2_000;
-      for (long k = 0; k < stable; k++) {
-        t.put(k, ~k);
-      }
-      AtomicBoolean done = new AtomicBoolean();
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      AtomicLong reads = new AtomicLong();
-      List<Thread> threads = new ArrayList<>();
       int writers = 2;
       int perWriter = 40_000;
+      List<StableKeyReaders.Writer> bodies = new ArrayList<>();
       for (int w = 0; w < writers; w++) {
         long base = 1_000_000L * (w + 1);
-        threads.add(new Thread(() -> {
-          try {
-            for (long i = 0; i < perWriter; i++) {
-              assertTrue(t.put(base + i, i));
-              if (i % 3 == 2) {
-                assertTrue(t.remove(base + i - 1), "remove " + (base + i - 1));
-              }
-              if (i % 5 == 0) {
-                // a stable key's value flips between its two versions, in place, under the readers
-                long k = i % stable;
-                t.put(k, (i / 5) % 2 == 0 ? k ^ MARK : ~k);
-              }
+        bodies.add(() -> {
+          for (long i = 0; i < perWriter; i++) {
+            assertTrue(t.put(base + i, i));
+            if (i % 3 == 2) {
+              assertTrue(t.remove(base + i - 1), "remove " + (base + i - 1));
             }
-          } catch (Throwable e) {
-            failure.compareAndSet(null, e);
-          }
-        }));
-      }
-      for (int r = 0; r < 2; r++) {
-        long seed = r;
-        threads.add(new Thread(() -> {
-          try {
-            long x = seed;
-            long n = 0;
-            while (!done.get()) {
-              x = x * 6364136223846793005L + 1442695040888963407L;
-              long key = Math.floorMod(x >>> 1, stable);
-              long v = t.get(key, 1);
-              if (v != ~key && v != (key ^ MARK)) {
-                throw new AssertionError("stable key " + key + " read as " + v + " at table size " + t.tableSize());
-              }
-              n++;
+            if (i % 5 == 0) {
+              // a stable key's value flips between its two versions, in place, under the readers
+              long k = i % stable;
+              t.put(k, (i / 5) % 2 == 0 ? k ^ MARK : ~k);
             }
-            reads.addAndGet(n);
-          } catch (Throwable e) {
-            failure.compareAndSet(null, e);
           }
-        }));
+        });
       }
-      threads.forEach(Thread::start);
-      for (int i = 0; i < writers; i++) {
-        threads.get(i).join();
-      }
-      done.set(true);
-      for (Thread th : threads) {
-        th.join();
-      }
-      if (failure.get() != null) {
-        throw new AssertionError(failure.get());
-      }
+      long reads = StableKeyReaders.whileReading(t, stable, bodies, (k, v) -> v == ~k || v == (k ^ MARK));
       assertTrue(t.expansions.get() >= 5, "the run expanded the table: " + t.stats());
-      assertTrue(reads.get() > 0);
+      assertTrue(reads > 0);
       long expected = stable;
       for (int w = 0; w < writers; w++) {
         long base = 1_000_000L * (w + 1);
@@ -101,13 +58,9 @@ class GroupConcurrencyTest {
           expected += present ? 1 : 0;
         }
       }
-      for (long k = 0; k < stable; k++) {
-        long v = t.get(k, 1);
-        assertTrue(v == ~k || v == (k ^ MARK), "stable key " + k + " ends as " + v);
-      }
       assertEquals(expected, t.size());
       GroupInvariants.check(t, "after the concurrent run");
-      System.out.println("GroupConcurrencyTest: " + reads.get() + " optimistic reads, " + t.stats());
+      System.out.println("GroupConcurrencyTest: " + reads + " optimistic reads, " + t.stats());
 
       // readers alone never write: no flush, no drain, no change to the table's bytes
       PersistenceStats before = t.pool().persistence().stats();
