@@ -30,7 +30,6 @@ import java.util.Map;
 final class CcehCrashSupport {
   private CcehCrashSupport() {}
 
-
   static PoolOptions options() {
     return PoolOptions.defaults().withScheme(CcehProvider.NAME, LAYOUT_VERSION)
         .withGeometry(2, 4096, 64 << 10).withInitialSize(1 << 20);

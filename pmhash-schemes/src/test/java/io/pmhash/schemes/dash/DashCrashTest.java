@@ -40,7 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DashCrashTest {
   @TempDir Path dir;
 
-
   /** Normal buckets per segment of the tables under test; subclasses run the cases at other sizes. */
   int normal() {
     return NORMAL_BUCKETS;

@@ -52,7 +52,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DashLhCrashTest {
   @TempDir Path dir;
 
-
   static final int FIRST = 1;
   static final int STRIDE = 1;
 

@@ -1,6 +1,5 @@
 package io.pmhash.schemes.level;
 
-
 import io.pmhash.core.Pool;
 import io.pmhash.core.PoolOptions;
 import io.pmhash.core.crash.CrashHarness;
@@ -27,7 +26,6 @@ import java.util.Map;
  */
 final class LevelCrashSupport {
   private LevelCrashSupport() {}
-
 
   static PoolOptions options() {
     return PoolOptions.defaults().withScheme(LevelProvider.NAME, LevelLayout.LAYOUT_VERSION)
