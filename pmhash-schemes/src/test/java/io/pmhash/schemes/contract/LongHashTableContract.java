@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The contract every scheme's {@link LongHashTable} keeps, run by one subclass per scheme (as
  * JCTools' queue sanity tests and Caffeine's cache specs are): the table against a {@link
- * HashMap} model under seeded random operations (the seed is in every failure message), growth
+ * HashMap} model under seeded random operations (the seed is in every failure message; {@code
+ * -Dpmhash.seed=N} explores other sequences, {@link Seeds}), growth
  * through many structural changes and back down, edge keys, iteration, close and reopen,
  * reopen after a crash, and threads. After every test that leaves a table, {@link
  * #checkInvariants} runs the scheme's own structural check.
@@ -109,7 +110,7 @@ public abstract class LongHashTableContract {
   @ParameterizedTest
   @EnumSource(value = Durability.class, names = {"VOLATILE", "PROCESS", "PMEM_EMULATED"})
   void randomOperationsMatchAHashMap(Durability mode) throws Exception {
-    long seed = 0x5EED0000L + mode.ordinal();
+    long seed = Seeds.seed("LongHashTableContract", 0x5EED0000L + mode.ordinal());
     try (LongHashTable t = create(mode)) {
       runRandom(t, new HashMap<>(), new SplittableRandom(seed), 40_000, keyRange(), "seed " + seed + ", " + mode);
       checkInvariants(t);
@@ -118,7 +119,7 @@ public abstract class LongHashTableContract {
 
   @Test
   void msyncModeMatchesAHashMap() throws Exception {
-    long seed = 0xD15CL;
+    long seed = Seeds.seed("LongHashTableContract", 0xD15CL);
     try (LongHashTable t = create(Durability.MSYNC)) {
       runRandom(t, new HashMap<>(), new SplittableRandom(seed), 3_000, 500, "seed " + seed + ", MSYNC");
       checkInvariants(t);
@@ -310,13 +311,13 @@ public abstract class LongHashTableContract {
     Map<Long, Long> model = new HashMap<>();
     Path file = dir.resolve("table.pool");
     try (LongHashTable t = create(Durability.PMEM_EMULATED)) {
-      runRandom(t, model, new SplittableRandom(11), 20_000, 20_000, "before close");
+      runRandom(t, model, new SplittableRandom(Seeds.seed("before close", 11)), 20_000, 20_000, "before close");
     }
     try (LongHashTable t = reopen(file, Durability.PMEM_EMULATED)) {
       assertTrue(t.pool().lastShutdownClean());
       assertEquals(options().scheme(), t.scheme());
       assertSameContent(model, t, "after reopen");
-      runRandom(t, model, new SplittableRandom(12), 20_000, 20_000, "after reopen");
+      runRandom(t, model, new SplittableRandom(Seeds.seed("after reopen", 12)), 20_000, 20_000, "after reopen");
       checkInvariants(t);
     }
     try (LongHashTable t = reopen(file, Durability.PROCESS)) {
@@ -330,14 +331,14 @@ public abstract class LongHashTableContract {
     Path file = dir.resolve("table.pool");
     Path crashed = dir.resolve("crashed.pool");
     try (LongHashTable t = create(Durability.PROCESS)) {
-      runRandom(t, model, new SplittableRandom(21), 30_000, 10_000, "before the crash");
+      runRandom(t, model, new SplittableRandom(Seeds.seed("before the crash", 21)), 30_000, 10_000, "before the crash");
       // PROCESS: every completed store is in the page cache; a copy is what kill -9 leaves.
       Files.copy(file, crashed);
     }
     try (LongHashTable t = reopen(crashed, Durability.PROCESS)) {
       assertFalse(t.pool().lastShutdownClean());
       assertSameContent(model, t, "after the crash");
-      runRandom(t, model, new SplittableRandom(22), 20_000, 10_000, "after the crash");
+      runRandom(t, model, new SplittableRandom(Seeds.seed("after the crash", 22)), 20_000, 10_000, "after the crash");
       checkInvariants(t);
     }
   }
@@ -377,6 +378,7 @@ public abstract class LongHashTableContract {
       List<Map<Long, Long>> models = new ArrayList<>();
       AtomicReference<Throwable> failure = new AtomicReference<>();
       CyclicBarrier start = new CyclicBarrier(threads);
+      long threadSeed = Seeds.seed("threads", 100);
       List<Thread> ts = new ArrayList<>();
       for (int id = 0; id < threads; id++) {
         Map<Long, Long> model = new HashMap<>();
@@ -385,7 +387,7 @@ public abstract class LongHashTableContract {
         ts.add(Thread.ofPlatform().start(() -> {
           try {
             start.await();
-            SplittableRandom rnd = new SplittableRandom(100 + me);
+            SplittableRandom rnd = new SplittableRandom(threadSeed + me);
             for (int i = 0; i < 30_000; i++) {
               long k = key(rnd.nextInt(20_000)) * threads + me; // disjoint residues
               switch (rnd.nextInt(4)) {

@@ -49,9 +49,7 @@ public abstract class PmHashMapContract {
   }
 
   private static long seed(long fallback) {
-    long seed = Long.getLong("pmhash.seed", fallback);
-    System.out.println("PmHashMapContract seed " + seed);
-    return seed;
+    return Seeds.seed("PmHashMapContract", fallback);
   }
 
   private TableOptions fileOptions() {
