@@ -48,7 +48,12 @@ static double now(void) {
   return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-/* Dash's insert pattern (above) over the file; persist != 0 adds the two persists. */
+/*
+ * Dash's insert pattern (above) over the file; persist != 0 adds the two persists. persist == 2
+ * also releases each lock by reading its word again after the persists (load, then store of word
+ * + 1), as pmhash's VersionLock.unlock did before 2026-11-27; 1 stores the word it locked, as the
+ * holder knows it. The lock word shares the bucket's first line with the metadata just flushed.
+ */
 static double dash_insert(char *m, size_t bytes, long ops, int persist) {
   enum { SEGMENT = 18432, BUCKET = 256, BUCKETS = 64 };
   size_t segments = bytes / SEGMENT, entries = 1;
@@ -95,6 +100,10 @@ static double dash_insert(char *m, size_t bytes, long ops, int persist) {
     if (persist) {
       flush(b1);
       __asm__ volatile("sfence" ::: "memory");
+    }
+    if (persist == 2) {
+      v2 = *(volatile uint32_t *)lock2 & 0x7FFFFFFF;
+      v1 = *(volatile uint32_t *)lock1 & 0x7FFFFFFF;
     }
     __atomic_store_n(lock2, (v2 + 1) & 0x7FFFFFFF, __ATOMIC_RELEASE);
     __atomic_store_n(lock1, (v1 + 1) & 0x7FFFFFFF, __ATOMIC_RELEASE);
@@ -158,6 +167,8 @@ int main(int argc, char **argv) {
   double plain = dash_insert(m, bytes, ops, 0), persisted = dash_insert(m, bytes, ops, 1);
   printf("Dash insert pattern (directory, header, 2 buckets, 2 locks): %.1f ns without persists, %.1f ns with its 2 (%.2f Mops/s)\n",
          plain, persisted, 1e3 / persisted);
+  double reread = dash_insert(m, bytes, ops, 2);
+  printf("  the same, each lock released by reading its flushed line again: %.1f ns (%.2f Mops/s)\n", reread, 1e3 / reread);
   munmap(m, bytes);
   close(fd);
   unlink(argv[1]);

@@ -168,6 +168,39 @@ class VersionLockTest {
   }
 
   @Test
+  void unlockFromTheHeldWordLeavesWhatThePlainUnlockLeaves() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment plain = arena.allocate(4, 4);
+      MemorySegment fromHeld = arena.allocate(4, 4);
+      for (int start : new int[] {0, 41, VersionLock.VERSION_MASK}) {
+        plain.set(U32_LE, 0, start);
+        fromHeld.set(U32_LE, 0, start);
+        int old = VersionLock.snapshotAcquire(fromHeld, 0);
+        VersionLock.lock(plain, 0);
+        VersionLock.lock(fromHeld, 0);
+        int held = VersionLock.held(fromHeld, 0);
+        assertEquals(start | VersionLock.LOCK_BIT, held);
+        VersionLock.unlock(plain, 0);
+        VersionLock.unlock(fromHeld, 0, held);
+        assertEquals(plain.get(U32_LE, 0), fromHeld.get(U32_LE, 0), "from " + start);
+        assertFalse(VersionLock.isLocked(fromHeld, 0));
+        assertFalse(VersionLock.validate(fromHeld, 0, old), "a reader that snapshotted before sees the change");
+      }
+    }
+  }
+
+  @Test
+  void unlockFromAWordWithoutTheLockBitIsRejectedAndChangesNothing() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(4, 4);
+      VersionLock.lock(s, 0);
+      int locked = s.get(U32_LE, 0);
+      assertThrows(IllegalMonitorStateException.class, () -> VersionLock.unlock(s, 0, 5));
+      assertEquals(locked, s.get(U32_LE, 0));
+    }
+  }
+
+  @Test
   void resetClearsALockBitLeftByACrashAndKeepsTheVersion() {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment s = arena.allocate(4, 4);

@@ -618,7 +618,7 @@ public final class DashEhTable implements LongHashTable {
         // both buckets' lines before the locks: their misses overlap, and the CASes and the work
         // under them hit the cache (Prefetch)
         Prefetch.keep(Prefetch.lines(m, b1, BUCKET_LINES) ^ Prefetch.lines(m, b2, BUCKET_LINES));
-        lockPair(m, b1, b2, y < y2);
+        long held = lockPair(m, b1, b2, y < y2);
         long shape;
         try {
           shape = shapeAcquire(m, seg);
@@ -656,16 +656,16 @@ public final class DashEhTable implements LongHashTable {
               if (loc < 0) {
                 return false;
               }
+              emptied = deleteEmpties(m, b1, loc) ? seg : 0;
               s.deleteLocked(m, seg, b1, b2, loc, fp);
-              emptied = count(bitmap(m, b1)) == 0 ? seg : 0;
               return true;
             }
             default -> {
               if (loc < 0 || value(m, loc & ~63L, (int) loc & 63) != expected) {
                 return false;
               }
+              emptied = deleteEmpties(m, b1, loc) ? seg : 0;
               s.deleteLocked(m, seg, b1, b2, loc, fp);
-              emptied = count(bitmap(m, b1)) == 0 ? seg : 0;
               return true;
             }
           }
@@ -673,7 +673,7 @@ public final class DashEhTable implements LongHashTable {
             return true;
           }
         } finally {
-          unlockPair(m, b1, b2, y < y2);
+          unlockPair(m, b1, b2, y < y2, held);
         }
         split.split(seg, shape); // the segment is full (Dash §4.7): split it, then retry
       }

@@ -585,20 +585,18 @@ public final class DashLhTable implements LongHashTable {
         }
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, y2);
-        long first = y < y2 ? b1 : b2;
-        long second = y < y2 ? b2 : b1;
         // both buckets' lines before the locks, as in Dash-EH (Prefetch)
         Prefetch.keep(Prefetch.lines(m, b1, BUCKET_LINES) ^ Prefetch.lines(m, b2, BUCKET_LINES));
-        Damage.lock(m, first + LOCK, "dash-lh bucket lock");
-        Damage.lock(m, second + LOCK, "dash-lh bucket lock");
+        long held = DashSegment.lockPair(m, b1, b2, y < y2);
         try {
           if (!covers(shapeAcquire(m, seg), h)) {
             continue; // split while we waited
           }
           long loc = search(m, seg, b1, b2, key, fp);
           if (op != PUT && op != PUT_IF_ABSENT) {
+            boolean empties = loc >= 0 && DashSegment.deleteEmpties(m, b1, loc); // before the delete persists b1's line
             boolean changed = change(m, seg, b1, b2, loc, fp, value, expected, op);
-            emptied = changed && op >= REMOVE && count(bitmap(m, b1)) == 0;
+            emptied = changed && op >= REMOVE && empties;
             return changed;
           }
           if (loc >= 0) {
@@ -612,8 +610,7 @@ public final class DashLhTable implements LongHashTable {
           }
           return true;
         } finally {
-          VersionLock.unlock(m, second + LOCK);
-          VersionLock.unlock(m, first + LOCK);
+          DashSegment.unlockPair(m, b1, b2, y < y2, held);
         }
       }
     } finally {

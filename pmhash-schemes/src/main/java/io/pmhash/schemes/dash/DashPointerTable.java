@@ -176,7 +176,7 @@ final class DashPointerTable implements BytesTable {
         }
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, y2);
-        lockPair(m, b1, b2, y < y2);
+        long held = lockPair(m, b1, b2, y < y2);
         long shape;
         try {
           shape = shapeAcquire(m, seg);
@@ -221,8 +221,8 @@ final class DashPointerTable implements BytesTable {
                 return null;
               }
               byte[] old = valueOf(rec);
+              emptied = deleteEmpties(lm, b1, loc) ? seg : 0;
               s.deleteRecordLocked(lm, seg, b1, b2, loc, fp);
-              emptied = count(bitmap(lm, b1)) == 0 ? seg : 0;
               return old;
             }
           }
@@ -231,7 +231,7 @@ final class DashPointerTable implements BytesTable {
             return null;
           }
         } finally {
-          unlockPair(m, b1, b2, y < y2);
+          unlockPair(m, b1, b2, y < y2, held);
         }
         table.split.split(seg, shape); // the segment is full (Dash §4.7): split it, then retry
       }

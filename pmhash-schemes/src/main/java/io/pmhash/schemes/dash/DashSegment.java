@@ -133,16 +133,30 @@ final class DashSegment {
     return pointer ? value(m, b, slot) : Hashing.hash(key(m, b, slot));
   }
 
-  /** Locks a key's target and probing bucket in index order (Dash §4.4: writers never deadlock). */
-  static void lockPair(MemorySegment m, long b1, long b2, boolean targetFirst) {
+  /**
+   * Locks a key's target and probing bucket in index order (Dash §4.4: writers never deadlock).
+   *
+   * @return the two held lock words ({@link VersionLock#held}), b1's in the low half, for {@link #unlockPair}
+   */
+  static long lockPair(MemorySegment m, long b1, long b2, boolean targetFirst) {
     Damage.lock(m, (targetFirst ? b1 : b2) + LOCK, "dash bucket lock");
     Damage.lock(m, (targetFirst ? b2 : b1) + LOCK, "dash bucket lock");
+    return VersionLock.held(m, b1 + LOCK) & 0xFFFF_FFFFL | (long) VersionLock.held(m, b2 + LOCK) << 32;
   }
 
-  /** Unlocks what {@link #lockPair} locked, in reverse order. */
-  static void unlockPair(MemorySegment m, long b1, long b2, boolean targetFirst) {
-    VersionLock.unlock(m, (targetFirst ? b2 : b1) + LOCK);
-    VersionLock.unlock(m, (targetFirst ? b1 : b2) + LOCK);
+  /**
+   * Unlocks what {@link #lockPair} locked, in reverse order, from the words it returned: no load
+   * of the bucket lines the critical section persisted ({@link VersionLock#unlock(MemorySegment,
+   * long, int)}).
+   */
+  static void unlockPair(MemorySegment m, long b1, long b2, boolean targetFirst, long held) {
+    if (targetFirst) {
+      VersionLock.unlock(m, b2 + LOCK, (int) (held >>> 32));
+      VersionLock.unlock(m, b1 + LOCK, (int) held);
+    } else {
+      VersionLock.unlock(m, b1 + LOCK, (int) held);
+      VersionLock.unlock(m, b2 + LOCK, (int) (held >>> 32));
+    }
   }
 
   // ---------------------------------------------------------------- search
@@ -502,6 +516,16 @@ final class DashSegment {
     persistence.flush(v, 8);
     // PERSIST(§4.6 update): the new value is one 8-byte word, durable whole or not at all
     persistence.drain();
+  }
+
+  /**
+   * Whether deleting the record at {@code location} leaves the target bucket {@code b1} empty (the
+   * writer then offers the segment to a merge). Asked before the delete: b1's line is in the cache
+   * then, and may not be after the delete persisted it ({@link VersionLock#unlock(MemorySegment,
+   * long, int)}).
+   */
+  static boolean deleteEmpties(MemorySegment m, long b1, long location) {
+    return count(bitmap(m, b1)) == ((location & ~63L) == b1 ? 1 : 0);
   }
 
   /** Deletes the record at {@code location} (Dash §4.6 delete): one drain. */

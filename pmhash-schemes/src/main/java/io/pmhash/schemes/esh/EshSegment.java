@@ -328,6 +328,7 @@ final class EshSegment {
         busy = true;
         continue;
       }
+      int held = VersionLock.held(m, t + LOCK);
       try {
         long tc = commitAcquire(m, t);
         if (full(tc)) {
@@ -341,7 +342,7 @@ final class EshSegment {
         insert(m, t, slot, key, value, fp, true);
         return TRUE;
       } finally {
-        VersionLock.unlock(m, t + LOCK);
+        VersionLock.unlock(m, t + LOCK, held);
       }
     }
     return busy ? RETRY : FULL;
@@ -369,12 +370,13 @@ final class EshSegment {
     if (!VersionLock.tryLock(m, t + LOCK)) {
       return RETRY;
     }
+    int held = VersionLock.held(m, t + LOCK);
     try {
       uncommitSlot(m, t, slot);
       // PERSIST(delete from a neighbour, invariant I): the record is durably gone before remove returns
       p.drain();
     } finally {
-      VersionLock.unlock(m, t + LOCK);
+      VersionLock.unlock(m, t + LOCK, held);
     }
     long hc = (long) LONG.get(m, hb + COMMIT);
     int oc = overflowCount(hc) - 1;

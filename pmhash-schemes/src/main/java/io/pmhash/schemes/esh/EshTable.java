@@ -381,6 +381,7 @@ public final class EshTable implements LongHashTable {
           continue;
         }
         Damage.lock(m, hb + LOCK, "esh bucket lock");
+        int held = VersionLock.held(m, hb + LOCK);
         long shape;
         int r;
         try {
@@ -390,7 +391,7 @@ public final class EshTable implements LongHashTable {
           }
           r = s.write(m, seg, hb, key, value, expected, op, fp);
         } finally {
-          VersionLock.unlock(m, hb + LOCK);
+          VersionLock.unlock(m, hb + LOCK, held); // no load of the line the write persisted
         }
         if (r == TRUE || r == FALSE) {
           return r == TRUE;
