@@ -126,6 +126,12 @@ public abstract class LongHashTableContract {
     }
   }
 
+  /** {@link #runRandom} over the sequence {@link Seeds} gives {@code where}; its seed is in the failure message. */
+  private static void runSeeded(LongHashTable t, Map<Long, Long> model, String where, long fixedSeed, int ops, int keys) {
+    long seed = Seeds.seed(where, fixedSeed);
+    runRandom(t, model, new SplittableRandom(seed), ops, keys, where + ", seed " + seed);
+  }
+
   /** Applies {@code ops} random operations to the table and the model, comparing every result. */
   protected static void runRandom(LongHashTable t, Map<Long, Long> model, SplittableRandom rnd, int ops, int keys, String where) {
     for (int i = 0; i < ops; i++) {
@@ -311,13 +317,13 @@ public abstract class LongHashTableContract {
     Map<Long, Long> model = new HashMap<>();
     Path file = dir.resolve("table.pool");
     try (LongHashTable t = create(Durability.PMEM_EMULATED)) {
-      runRandom(t, model, new SplittableRandom(Seeds.seed("before close", 11)), 20_000, 20_000, "before close");
+      runSeeded(t, model, "before close", 11, 20_000, 20_000);
     }
     try (LongHashTable t = reopen(file, Durability.PMEM_EMULATED)) {
       assertTrue(t.pool().lastShutdownClean());
       assertEquals(options().scheme(), t.scheme());
       assertSameContent(model, t, "after reopen");
-      runRandom(t, model, new SplittableRandom(Seeds.seed("after reopen", 12)), 20_000, 20_000, "after reopen");
+      runSeeded(t, model, "after reopen", 12, 20_000, 20_000);
       checkInvariants(t);
     }
     try (LongHashTable t = reopen(file, Durability.PROCESS)) {
@@ -331,14 +337,14 @@ public abstract class LongHashTableContract {
     Path file = dir.resolve("table.pool");
     Path crashed = dir.resolve("crashed.pool");
     try (LongHashTable t = create(Durability.PROCESS)) {
-      runRandom(t, model, new SplittableRandom(Seeds.seed("before the crash", 21)), 30_000, 10_000, "before the crash");
+      runSeeded(t, model, "before the crash", 21, 30_000, 10_000);
       // PROCESS: every completed store is in the page cache; a copy is what kill -9 leaves.
       Files.copy(file, crashed);
     }
     try (LongHashTable t = reopen(crashed, Durability.PROCESS)) {
       assertFalse(t.pool().lastShutdownClean());
       assertSameContent(model, t, "after the crash");
-      runRandom(t, model, new SplittableRandom(Seeds.seed("after the crash", 22)), 20_000, 10_000, "after the crash");
+      runSeeded(t, model, "after the crash", 22, 20_000, 10_000);
       checkInvariants(t);
     }
   }
@@ -394,18 +400,18 @@ public abstract class LongHashTableContract {
                 case 0, 1 -> {
                   long v = rnd.nextLong();
                   if (t.put(k, v) != (model.put(k, v) == null)) {
-                    throw new AssertionError("thread " + me + " put " + k);
+                    throw new AssertionError("thread " + me + " (seed " + (threadSeed + me) + ") put " + k);
                   }
                 }
                 case 2 -> {
                   if (t.remove(k) != (model.remove(k) != null)) {
-                    throw new AssertionError("thread " + me + " remove " + k);
+                    throw new AssertionError("thread " + me + " (seed " + (threadSeed + me) + ") remove " + k);
                   }
                 }
                 default -> {
                   Long v = model.get(k);
                   if (t.get(k, -3) != (v == null ? -3 : v)) {
-                    throw new AssertionError("thread " + me + " get " + k);
+                    throw new AssertionError("thread " + me + " (seed " + (threadSeed + me) + ") get " + k);
                   }
                 }
               }
