@@ -119,14 +119,17 @@ final class CcehSegment {
   /**
    * The lines an operation on the window from {@code start} reads under the segment's lock,
    * loaded before it takes the lock ({@link Prefetch}): the bitmap word of the window's first slot
-   * and the window's four buckets (one line each, wrapping at the segment's end). Every offset is
+   * and the window's first {@code buckets} buckets (one line each, wrapping at the segment's end).
+   * Writers load the whole window ({@link CcehLayout#PROBE_BUCKETS}); readers the bitmap word and
+   * the first bucket, where the probe starts (docs/format/cceh.md, Concurrency). Every offset is
    * inside the segment whatever it holds.
    *
+   * @param buckets how many of the window's buckets, 1 to {@link CcehLayout#PROBE_BUCKETS}
    * @return the loaded values folded together, for {@link Prefetch#keep}
    */
-  static long prefetchWindow(MemorySegment m, long seg, int start) {
+  static long prefetchWindow(MemorySegment m, long seg, int start, int buckets) {
     long touched = (long) LONG.get(m, seg + SEG_BITMAP + 8L * (start >>> 6));
-    for (int b = 0; b < PROBE_BUCKETS; b++) {
+    for (int b = 0; b < buckets; b++) {
       touched ^= (long) LONG.get(m, slotOffset(seg, (start + b * PAIRS_PER_BUCKET) & (SLOTS - 1)));
     }
     return touched;

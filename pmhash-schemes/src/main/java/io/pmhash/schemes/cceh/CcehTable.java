@@ -220,6 +220,9 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
+        // the bitmap word and the window's first line before the lock: the lock's locked
+        // instruction orders every later load after it, so these misses would follow its own
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start, 1));
         CcehSegment.readLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
@@ -249,6 +252,9 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
+        // the bitmap word and the window's first line before the lock: the lock's locked
+        // instruction orders every later load after it, so these misses would follow its own
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start, 1));
         CcehSegment.readLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
@@ -304,9 +310,8 @@ public final class CcehTable implements LongHashTable {
           continue;
         }
         long shape;
-        // its lines before the lock (Prefetch; writers only: readers read one or two of them
-        // and were 20 % slower with it)
-        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start));
+        // the window's lines before the lock, so that their misses overlap the lock's (Prefetch)
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start, PROBE_BUCKETS));
         CcehSegment.writeLock(m, seg);
         try {
           shape = CcehSegment.shapeAcquire(m, seg);
@@ -363,9 +368,8 @@ public final class CcehTable implements LongHashTable {
         if (seg < 0) {
           continue;
         }
-        // its lines before the lock (Prefetch; writers only: readers read one or two of them
-        // and were 20 % slower with it)
-        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start));
+        // the window's lines before the lock, so that their misses overlap the lock's (Prefetch)
+        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start, PROBE_BUCKETS));
         CcehSegment.writeLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
