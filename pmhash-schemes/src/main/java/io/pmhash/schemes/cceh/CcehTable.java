@@ -331,8 +331,8 @@ public final class CcehTable implements LongHashTable {
           }
           slot = CcehSegment.freeSlot(m, seg, start);
           if (slot >= 0) {
+            size.increment(); // before the persists (docs/persistence.md, "Counters before the persists")
             segments.insert(m, seg, slot, key, value);
-            size.increment();
             return true;
           }
         } finally {
@@ -379,8 +379,8 @@ public final class CcehTable implements LongHashTable {
           if (slot < 0 || (conditional && CcehSegment.value(m, seg, slot) != expected)) {
             return false;
           }
+          size.decrement(); // before the persist, as in write
           segments.delete(m, seg, slot);
-          size.decrement();
           return true;
         } finally {
           CcehSegment.writeUnlock(m, seg);

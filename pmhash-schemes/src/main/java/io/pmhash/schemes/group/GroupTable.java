@@ -266,9 +266,11 @@ public final class GroupTable implements LongHashTable {
           }
           long free = t.freeCell(home);
           if (free >= 0) {
-            t.insert(m, persistence, free, home, key, value, fp);
-            // Alg. 1 line 8: the count after the bit (in DRAM: see the package documentation)
+            // Alg. 1 line 8's count, kept in DRAM (see the package documentation) and so counted
+            // before the persists rather than after the bit (docs/persistence.md, "Counters
+            // before the persists")
             addCount(g, 1);
+            t.insert(m, persistence, free, home, key, value, fp);
             return true;
           }
         } finally {
@@ -325,8 +327,8 @@ public final class GroupTable implements LongHashTable {
             if (c < 0 || conditional && t.value(m, c) != expected) {
               return false;
             }
+            addCount(g, -1); // before the persist, as in the insert
             t.delete(m, persistence, c);
-            addCount(g, -1);
             break;
           } finally {
             t.unlock(g);

@@ -32,7 +32,8 @@
  *
  * The paper persists {@code count} after every insert and delete (Algorithm 1 lines 8–9,
  * Algorithm 3 lines 8–9) and recomputes it by a scan after every crash anyway (Algorithm 4). Here
- * the count is kept in DRAM (striped counters updated after the bit, as Algorithm 1 orders it) and
+ * the count is kept in DRAM (striped counters updated before the insert's persists: a DRAM counter
+ * keeps no order across a crash, and a locked add after a persist waits for its write-back) and
  * persisted in the global info only at a clean close: after a clean shutdown it is exact and open
  * is O(1); after a crash it is not trusted, and recovery recounts the set bits. Persisting it per
  * operation would cost a flush of one line shared by every writer for a value no code path reads.

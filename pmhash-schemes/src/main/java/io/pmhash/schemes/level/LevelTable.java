@@ -417,10 +417,11 @@ public final class LevelTable implements LongHashTable {
         if (mode == REPLACE || mode == REPLACE_IF) {
           return false;
         }
+        addCount(h1, l.k, 1); // before the persists (docs/persistence.md, "Counters before the persists")
         if (insertNew(m, l, key, value, h1, h2)) {
-          addCount(h1, l.k, 1);
           return true;
         }
+        addCount(h1, l.k, -1); // no room: a resize, then the insert again
       } finally {
         unlock(l, h1, h2);
       }
@@ -585,8 +586,8 @@ public final class LevelTable implements LongHashTable {
       if (conditional && LevelBucket.value(m, b, s) != expected) {
         return false;
       }
+      addCount(h1, l.k, -1); // before the persist, as in write
       LevelBucket.delete(m, persistence, b, s);
-      addCount(h1, l.k, -1);
       check = (stripe(h1, l.k) & 63) == 0;
     } finally {
       unlock(l, h1, h2);

@@ -381,8 +381,8 @@ public final class NvlhTable implements LongHashTable {
       return NOT_DONE;
     }
     if (free != 0) {
+      addCount(b, 1); // before the persists (docs/persistence.md, "Counters before the persists")
       NvlhBucket.insert(m, persistence, free, key, value, fp);
-      addCount(b, 1);
       return INSERTED;
     }
     if (splitLoadPercent == 0 && NvlhResize.insertAndSplit(this, b, tail, key, value, fp)) {
@@ -475,12 +475,12 @@ public final class NvlhTable implements LongHashTable {
       if (x == 0 || conditional && NvlhBucket.value(m, x, s) != expected) {
         return false;
       }
+      addCount(b, -1); // before the persists, as in the insert
       if (x == head || NvlhBucket.count(m, x) > 1) {
         NvlhBucket.delete(m, persistence, x, s);
       } else {
         deleteLastOfOverflow(m, pred, x);
       }
-      addCount(b, -1);
     } finally {
       unlockStripe(stripe(b));
     }
