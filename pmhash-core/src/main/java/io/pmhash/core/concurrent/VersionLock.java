@@ -130,11 +130,7 @@ public final class VersionLock {
    *     word is left unchanged)
    */
   public static void unlock(MemorySegment segment, long offset) {
-    int word = version(segment, offset); // our own CAS wrote it: a plain read suffices
-    if ((word & LOCK_BIT) == 0) {
-      throw notLocked(word);
-    }
-    setVersionRelease(segment, offset, (word + 1) & VERSION_MASK);
+    unlock(segment, offset, held(segment, offset)); // our own CAS wrote it: a plain read suffices
   }
 
   /**

@@ -594,9 +594,10 @@ public final class DashLhTable implements LongHashTable {
           }
           long loc = search(m, seg, b1, b2, key, fp);
           if (op != PUT && op != PUT_IF_ABSENT) {
-            boolean empties = loc >= 0 && DashSegment.deleteEmpties(m, b1, loc); // before the delete persists b1's line
+            // asked before the delete persists b1's line
+            boolean empties = op >= REMOVE && loc >= 0 && DashSegment.deleteEmpties(m, b1, loc);
             boolean changed = change(m, seg, b1, b2, loc, fp, value, expected, op);
-            emptied = changed && op >= REMOVE && empties;
+            emptied = changed && empties;
             return changed;
           }
           if (loc >= 0) {
