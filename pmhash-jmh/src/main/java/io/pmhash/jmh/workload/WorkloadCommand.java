@@ -11,7 +11,8 @@ import java.util.Locale;
  * [options]}; {@code --help} lists the options.
  *
  * <p>For a hash-table scheme it runs the Dash benchmark's workload ({@link TableWorkload});
- * {@code --scheme pool} runs the core alone ({@link PoolWorkload}).
+ * {@code --scheme pool} runs the core alone ({@link PoolWorkload}); {@code --rounds} and a list of
+ * schemes run the table workload several times in this JVM and summarise ({@link Rounds}).
  */
 public final class WorkloadCommand {
   private WorkloadCommand() {}
@@ -37,10 +38,14 @@ public final class WorkloadCommand {
       return;
     }
     try {
-      List<PhaseResult> results = o.scheme().equals(WorkloadOptions.POOL)
-          ? PoolWorkload.run(o, System.err)
-          : TableWorkload.run(o, System.err);
-      report(o, results, System.err, System.out);
+      if (o.rounds() > 1 || o.schemes().size() > 1) {
+        Rounds.run(o, System.err, System.out);
+      } else {
+        List<PhaseResult> results = o.scheme().equals(WorkloadOptions.POOL)
+            ? PoolWorkload.run(o, System.err)
+            : TableWorkload.run(o, System.err);
+        report(o, results, System.err, System.out);
+      }
     } catch (IOException | RuntimeException e) {
       System.err.println("pmhash workload failed: " + e);
       System.exit(1);

@@ -3,13 +3,22 @@ package io.pmhash.jmh.workload;
 import io.pmhash.core.Durability;
 import io.pmhash.map.PmHash;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Command-line options of {@link WorkloadCommand}; {@link #parse} explains every error. */
+/**
+ * Command-line options of {@link WorkloadCommand}; {@link #parse} explains every error.
+ *
+ * <p>{@code scheme} is the scheme of one run; {@code schemes} every scheme {@code --scheme} named
+ * (the first is {@code scheme}), run {@code rounds} times each by {@link Rounds}.
+ */
 record WorkloadOptions(
     String scheme,
+    List<String> schemes,
+    int rounds,
     Durability durability,
     Path file,
     boolean keep,
@@ -33,6 +42,15 @@ record WorkloadOptions(
         usage: ./pmhash workload [options]
           --scheme NAME        %spool (the core alone: allocate, persist,
                                publish, read, free). Default: %s
+                               NAME,NAME,...: several table schemes, one after another in
+                               one JVM (with --rounds, compared round by round)
+          --rounds R           run the workload R times (default 1), each on a new pool; with
+                               several schemes their order alternates from round to round.
+                               Ends with each phase's median and range, and each scheme's
+                               ratio to the first one's, round by round: runs on a busy or
+                               virtual machine drift between runs, and a comparison inside
+                               one process, alternating, is the one that holds. Each scheme's
+                               first run includes its JIT warm-up: use 3 rounds or more
           --param NAME=VALUE   a scheme parameter (repeatable), e.g. --param stashBuckets=4
           --durability MODE    PMEM | PMEM_EMULATED | MSYNC | PROCESS | VOLATILE | AUTO
                                (default PMEM_EMULATED: the flush instructions of PM on any file)
@@ -78,6 +96,7 @@ record WorkloadOptions(
 
   static WorkloadOptions parse(String[] args) {
     String scheme = defaultScheme();
+    int rounds = 1;
     Durability durability = Durability.PMEM_EMULATED;
     Path file = Path.of(System.getProperty("java.io.tmpdir"), "pmhash-workload.pool");
     boolean keep = false;
@@ -102,6 +121,7 @@ record WorkloadOptions(
         case "--fresh-open" -> freshOpen = true;
         case "-h", "--help" -> throw new UsageException(null);
         case "--scheme" -> scheme = value(args, ++i, a);
+        case "--rounds" -> rounds = (int) number(args, ++i, a, 1, 1000);
         case "--param" -> {
           String v = value(args, ++i, a);
           int eq = v.indexOf('=');
@@ -141,8 +161,22 @@ record WorkloadOptions(
         default -> throw new UsageException("unknown option " + a);
       }
     }
-    if (!scheme.equals(POOL) && !PmHash.schemes().containsKey(scheme)) {
-      throw new UsageException("unknown scheme '" + scheme + "'; available: " + String.join(", ", PmHash.schemes().keySet()) + (PmHash.schemes().isEmpty() ? "" : ", ") + POOL);
+    List<String> schemes = schemeList(scheme);
+    for (String s : schemes) {
+      if (!s.equals(POOL) && !PmHash.schemes().containsKey(s)) {
+        throw new UsageException("unknown scheme '" + s + "'; available: " + String.join(", ", PmHash.schemes().keySet()) + (PmHash.schemes().isEmpty() ? "" : ", ") + POOL);
+      }
+    }
+    scheme = schemes.get(0);
+    if (schemes.size() > 1 || rounds > 1) {
+      if (schemes.contains(POOL)) {
+        throw new UsageException("--rounds and a list of schemes run the table workload; the " + POOL
+            + " workload runs alone: use --scheme " + POOL + " without them");
+      }
+      if (keep) {
+        throw new UsageException("--keep keeps one run's pool file, but each run of --rounds or of a list of schemes"
+            + " starts by deleting it: run the one you want to keep on its own");
+      }
     }
     if (scheme.equals(POOL) && valueBytes > 0) {
       throw new UsageException("--value-bytes needs a table scheme; the pool workload sizes its records with --record-bytes");
@@ -155,8 +189,30 @@ record WorkloadOptions(
       throw new UsageException("--key-bytes and --value-bytes cannot be combined: pointer mode keeps 8-byte values,"
           + " --value-bytes uses the inline table; choose one");
     }
-    return new WorkloadOptions(scheme, durability, file, keep, preload, ops, threads, seed,
+    return new WorkloadOptions(scheme, List.copyOf(schemes), rounds, durability, file, keep, preload, ops, threads, seed,
         initialCapacity, Map.copyOf(params), recordBytes, keyBytes, valueBytes, csv, latency, freshOpen);
+  }
+
+  /** These options with {@code s} as the scheme of the run (one of {@link #schemes}). */
+  WorkloadOptions forScheme(String s) {
+    return new WorkloadOptions(s, schemes, rounds, durability, file, keep, preload, ops, threads, seed,
+        initialCapacity, params, recordBytes, keyBytes, valueBytes, csv, latency, freshOpen);
+  }
+
+  /** {@code --scheme}'s value split at commas: at least one name, none empty, none twice. */
+  private static List<String> schemeList(String value) {
+    List<String> names = new ArrayList<>();
+    for (String part : value.split(",", -1)) {
+      String name = part.trim();
+      if (name.isEmpty()) {
+        throw new UsageException("--scheme " + value + " has an empty name; separate schemes with single commas");
+      }
+      if (names.contains(name)) {
+        throw new UsageException("--scheme " + value + " names " + name + " twice");
+      }
+      names.add(name);
+    }
+    return names;
   }
 
   private static String value(String[] args, int i, String option) {
