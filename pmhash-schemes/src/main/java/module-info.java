@@ -1,7 +1,7 @@
 /**
  * The persistent hashing schemes of the papers pmhash implements, one package per paper
- * ({@code dash}, {@code cceh}, {@code level}, and those still to come: {@code group}, {@code
- * esh}, {@code nvlh}). Each registers a {@link io.pmhash.map.spi.SchemeProvider} (here and in
+ * ({@code dash}: Dash-EH and Dash-LH; {@code cceh}; {@code level}; {@code group}; {@code esh}
+ * with ACCEH; {@code nvlh} with its NVDH baseline). Each registers a {@link io.pmhash.map.spi.SchemeProvider} (here and in
  * {@code META-INF/services}, so the class path works too) and documents its layout in {@code
  * docs/format/<scheme>.md}; {@link io.pmhash.map.PmHash#schemes()} lists what a build provides.
  */
