@@ -157,7 +157,7 @@ public final class DashLhLayout {
   /** "DASHLH01" little-endian. */
   public static final long MAGIC = 0x3130484c48534144L;
   /** The layout version recorded in the pool header. */
-  public static final int LAYOUT_VERSION = 1;
+  public static final int LAYOUT_VERSION = 2;
 
   /** @param nNext an N|Next word @return N */
   public static int roundOf(long nNext) {

@@ -23,10 +23,16 @@ import java.lang.foreign.MemorySegment;
  * (balanced insert, displacement, stash with overflow metadata, update, delete, each with its
  * persist order); this class searches, extends and deletes from the chain.
  *
- * <p><b>Overflow metadata of chained records.</b> The 2-bit overflow index of a Dash bucket
- * names a fixed stash bucket only, so a chained record is always counted in its target bucket's
- * overflow count (which sets the "check the stash" flag, §4.3): a search probes the chain only
- * when that flag is set. Like all overflow metadata it is rebuilt by recovery (§4.6, §4.8).
+ * <p><b>Overflow metadata of chained records.</b> A chained record gets an overflow fingerprint in
+ * its target bucket (else its probing bucket) as a fixed stash record does (§4.3), with the
+ * overflow index {@link #chainIndex}, the first value that names no fixed stash bucket; where
+ * both buckets' four entries are taken, or where the stash has four buckets and no index value is
+ * left, it is counted in the target bucket's overflow count, which sets the "check the stash"
+ * flag. A search walks the chain when one of its two buckets has an entry with that index and
+ * its fingerprint, or the target bucket's flag is set ({@link #chainMayHold}). Layout version 1
+ * counted every chained record, so one chained record made every search through its bucket walk
+ * the chain (docs/format/dash-lh.md, "Negative searches and the chain"). Like all overflow
+ * metadata it is rebuilt by recovery (§4.6, §4.8).
  *
  * <p><b>Locking.</b> Order: the key's two buckets, then the fixed stash buckets (as Dash-EH),
  * then the segment's chain lock, then chained buckets in chain order. Every writer of key k
@@ -41,10 +47,18 @@ final class DashLhSegment {
   private final Persistence p;
   private final DashSegment segs;
 
+  /**
+   * The overflow index of a chained record's overflow fingerprint: the number of fixed stash
+   * buckets (indexes {@code 0 .. stash - 1} name them); -1 with four stash buckets, where the
+   * 2-bit index has no value left and every chained record is counted.
+   */
+  final int chainIndex;
+
   DashLhSegment(Pool pool, DashSegment segs) {
     this.pool = pool;
     this.p = pool.persistence();
     this.segs = segs;
+    this.chainIndex = segs.stash < 4 ? segs.stash : -1;
   }
 
   /** @return the first chain node of a segment, 0 for none */
@@ -57,15 +71,45 @@ final class DashLhSegment {
     return (long) LONG.getAcquire(m, node + NODE_NEXT);
   }
 
-  /** @return whether a search for a key whose target bucket is {@code b1} must probe the chain */
-  static boolean mayBeChained(MemorySegment m, long seg, long b1) {
-    return chainMayHold(m, seg, overflowWord(m, b1));
+  /**
+   * Whether a search for a key of fingerprint {@code fp} whose target and probing buckets are
+   * {@code b1} and {@code b2} must walk the chain: the segment has one, and the target's "check
+   * the stash" flag is set or either bucket has an overflow fingerprint {@code fp} with the
+   * chain's index. Reads only the buckets' first lines (safe for optimistic readers, who
+   * validate).
+   *
+   * @param w1 {@code b1}'s overflow word, {@link DashBucket#overflowWord}
+   * @param w2 {@code b2}'s
+   */
+  boolean chainMayHold(MemorySegment m, long seg, long b1, long w1, long b2, long w2, int fp) {
+    if ((ovfBitmap(w1) & STASH_FLAG) == 0
+        && (chainIndex < 0 || ((stashCandidates(m, b1, w1, fp, 0) | stashCandidates(m, b2, w2, fp, 1)) & 1 << chainIndex) == 0)) {
+      return false;
+    }
+    return chainHead(m, seg) != 0;
   }
 
-  /** {@link #mayBeChained} with the target bucket's overflow word {@code w1} already read. */
-  static boolean chainMayHold(MemorySegment m, long seg, long w1) {
-    return (ovfBitmap(w1) & STASH_FLAG) != 0 && chainHead(m, seg) != 0;
+  /**
+   * Records a chained record of fingerprint {@code fp} in its buckets' overflow metadata: an entry
+   * with {@link #chainIndex} in the target bucket, else in the probing bucket, else the target's
+   * overflow count (Dash §4.3's order for stash records). Plain stores; the caller holds both
+   * buckets (or every lock) and flushes their first lines.
+   *
+   * @throws IllegalStateException if the target's overflow count would pass 255 (nothing changed)
+   */
+  private void countChained(MemorySegment m, long b1, long b2, int fp) {
+    if (chainIndex < 0 || !addOverflow(m, b1, fp, chainIndex, 0) && !addOverflow(m, b2, fp, chainIndex, 1)) {
+      incrementOverflowCount(m, b1);
+    }
   }
+
+  /** Undoes {@link #countChained} for a chained record of fingerprint {@code fp}; plain stores. */
+  private void uncountChained(MemorySegment m, long b1, long b2, int fp) {
+    if (chainIndex < 0 || !removeOverflow(m, b1, fp, chainIndex, 0) && !removeOverflow(m, b2, fp, chainIndex, 1)) {
+      decrementOverflowCount(m, b1);
+    }
+  }
+
 
   /** A mapping that covers {@code node}: the caller's, or the pool's current one. */
   private MemorySegment covering(MemorySegment m, long node) {
@@ -90,13 +134,13 @@ final class DashLhSegment {
   }
 
   /**
-   * Inserts an absent key into the chain, the caller holding the key's two buckets (the segment
-   * is full otherwise): the first chained bucket with room (the persist order of {@link
-   * DashSegment#put}), else a new node.
+   * Inserts an absent key into the chain, the caller holding the key's two buckets {@code b1}
+   * and {@code b2} (the segment is full otherwise): the first chained bucket with room (the
+   * persist order of {@link DashSegment#put}), else a new node.
    *
    * @return true if a new chained bucket was allocated (Dash §5.1: a split is due)
    */
-  boolean insertChain(MemorySegment mapping, long seg, long b1, long key, long value, int fp) {
+  boolean insertChain(MemorySegment mapping, long seg, long b1, long b2, long key, long value, int fp) {
     MemorySegment m = pool.memory();
     Damage.lock(m, seg + SEG_CHAIN_LOCK, "dash-lh chain lock");
     try {
@@ -106,10 +150,11 @@ final class DashLhSegment {
         try {
           int bm = bitmap(m, b);
           if (count(bm) < SLOTS) {
-            // overflow metadata first (it may over-count until the record exists: harmless,
+            // overflow metadata first (it may name a record that does not exist yet: harmless,
             // and rebuilt by recovery); put drains it with the record (§4.6)
-            incrementOverflowCount(m, b1);
+            countChained(m, b1, b2, fp);
             flushMeta(p, b1);
+            flushMeta(p, b2);
             segs.put(m, b, bm, key, value, fp, false, null);
             return false;
           }
@@ -117,7 +162,7 @@ final class DashLhSegment {
           VersionLock.unlock(m, b + LOCK);
         }
       }
-      appendNode(seg, b1, key, value, fp);
+      appendNode(seg, b1, b2, key, value, fp);
       return true;
     } finally {
       VersionLock.unlock(m, seg + SEG_CHAIN_LOCK);
@@ -129,11 +174,11 @@ final class DashLhSegment {
    * completely while it is reserved and nothing names it; one allocator step then owns it and
    * stores it into the head link. A crash before the step leaves no trace; after, the record.
    */
-  private void appendNode(long seg, long b1, long key, long value, int fp) {
+  private void appendNode(long seg, long b1, long b2, long key, long value, int fp) {
     SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(NODE_BYTES);
     MemorySegment m = pool.memory();
     try {
-      incrementOverflowCount(m, b1);
+      countChained(m, b1, b2, fp);
     } catch (IllegalStateException e) {
       pool.schemeAllocator().cancel(r);
       throw e;
@@ -145,6 +190,7 @@ final class DashLhSegment {
     setBitmapRelease(m, b, withSlot(0, 0, false));
     p.flush(node, NODE_BYTES);
     flushMeta(p, b1);
+    flushMeta(p, b2);
     try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
       pub.publish(r, seg + SEG_CHAIN);
       // PERSIST(§5.1 chained stash): the node and its record are durable (flushed above, ordered by the redo entries' drain) before the step that owns it and links it at the head commits
@@ -165,20 +211,22 @@ final class DashLhSegment {
   }
 
   /**
-   * Deletes a chained record, the caller holding the key's two buckets: the bitmap bit cleared
-   * and the target's overflow count decremented, one drain (as a fixed stash delete, §4.6).
+   * Deletes a chained record of fingerprint {@code fp}, the caller holding the key's two buckets
+   * {@code b1} and {@code b2}: the bitmap bit cleared and its overflow metadata taken back
+   * ({@link #uncountChained}), one drain (as a fixed stash delete, §4.6).
    */
-  void deleteChained(MemorySegment mapping, long b1, long location) {
+  void deleteChained(MemorySegment mapping, long b1, long b2, long location, int fp) {
     MemorySegment m = covering(mapping, location);
     long b = location & ~63L;
     int slot = (int) location & 63;
     Damage.lock(m, b + LOCK, "dash-lh bucket lock");
     try {
       setBitmapRelease(m, b, withoutSlot(bitmap(m, b), slot));
-      decrementOverflowCount(m, b1);
+      uncountChained(m, b1, b2, fp);
       flushMeta(p, b);
       flushMeta(p, b1);
-      // PERSIST(§4.6 delete): the chained bucket's cleared bit is durable; the overflow count rides along (rebuilt by §4.8 recovery)
+      flushMeta(p, b2);
+      // PERSIST(§4.6 delete): the chained bucket's cleared bit is durable; the overflow metadata rides along (rebuilt by §4.8 recovery)
       p.drain();
     } finally {
       VersionLock.unlock(m, b + LOCK);
@@ -187,18 +235,23 @@ final class DashLhSegment {
 
   /**
    * Rebuilds the overflow metadata of every normal bucket: the fixed stash's ({@link
-   * DashSegment#rebuildOverflow}) plus one overflow count per chained record. Plain stores; the
-   * caller holds every lock (or recovers) and flushes.
+   * DashSegment#rebuildOverflow}), then each chained record's ({@link #countChained}). Plain
+   * stores; the caller holds every lock (or recovers) and flushes.
    */
   void rebuildOverflow(MemorySegment m, long seg) {
     segs.rebuildOverflow(m, seg);
     for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
       long b = node + NODE_BUCKET;
       for (int a = allocated(bitmap(m, b)); a != 0; a &= a - 1) {
-        long h = Hashing.hash(key(m, b, Integer.numberOfTrailingZeros(a)));
-        incrementOverflowCount(m, bucket(seg, segs.bucketIndex(h)));
+        countChainedRecord(m, seg, Hashing.hash(key(m, b, Integer.numberOfTrailingZeros(a))));
       }
     }
+  }
+
+  /** {@link #countChained} for a chained record of hash {@code h} that belongs to {@code seg}. */
+  void countChainedRecord(MemorySegment m, long seg, long h) {
+    int y = segs.bucketIndex(h);
+    countChained(m, bucket(seg, y), bucket(seg, (y + 1) & segs.mask), DashSegment.fingerprintOf(h));
   }
 
   /**

@@ -249,7 +249,7 @@ final class DashLhSplit {
         long h = Hashing.hash(k);
         writeRecord(m, nb, s, k, v, DashSegment.fingerprintOf(h));
         INT.set(m, nb + BITMAP, withSlot(nbm, s, false));
-        incrementOverflowCount(m, bucket(nseg, segs.bucketIndex(h)));
+        lh.countChainedRecord(m, nseg, h);
       }
     }
     for (SchemeAllocator.Reserved r : nodes) {

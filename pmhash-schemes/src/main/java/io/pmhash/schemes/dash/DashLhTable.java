@@ -519,7 +519,7 @@ public final class DashLhTable implements LongHashTable {
   /** The key's location in the fixed stash or the chain, its two buckets searched; -1 if absent. */
   private long searchPast(MemorySegment m, long seg, long b1, long w1, long b2, long w2, long key, int fp) {
     long loc = segments.findInStash(m, seg, b1, w1, b2, w2, key, fp);
-    if (loc < 0 && DashLhSegment.chainMayHold(m, seg, w1)) {
+    if (loc < 0 && lh.chainMayHold(m, seg, b1, w1, b2, w2, fp)) {
       loc = lh.findInChain(m, seg, key, fp);
     }
     return loc;
@@ -528,7 +528,7 @@ public final class DashLhTable implements LongHashTable {
   /** The key's location in its two buckets, the fixed stash or the chain; -1 if absent. */
   private long search(MemorySegment m, long seg, long b1, long b2, long key, int fp) {
     long loc = segments.findLocked(m, seg, b1, b2, key, fp); // (reads only: safe unlocked too)
-    if (loc < 0 && DashLhSegment.mayBeChained(m, seg, b1)) {
+    if (loc < 0 && lh.chainMayHold(m, seg, b1, overflowWord(m, b1), b2, overflowWord(m, b2), fp)) {
       loc = lh.findInChain(m, seg, key, fp);
     }
     return loc;
@@ -607,7 +607,7 @@ public final class DashLhTable implements LongHashTable {
             return false;
           }
           if (segments.insertLocked(m, seg, y, b1, b2, key, value, fp) != DashSegment.INSERTED) {
-            grew = lh.insertChain(m, seg, b1, key, value, fp);
+            grew = lh.insertChain(m, seg, b1, b2, key, value, fp);
           }
           return true;
         } finally {
@@ -637,7 +637,7 @@ public final class DashLhTable implements LongHashTable {
     if (op == REPLACE || op == REPLACE_IF) {
       segments.updateLocked(cur, loc, value);
     } else if (DashLhSegment.isChained(seg, segBytes, loc)) {
-      lh.deleteChained(cur, b1, loc);
+      lh.deleteChained(cur, b1, b2, loc, fp);
     } else {
       segments.deleteLocked(m, seg, b1, b2, loc, fp);
     }

@@ -207,12 +207,17 @@ final class DashSegment {
     return (ovfBitmap(w1) & (STASH_FLAG | OVF_VALID_MASK)) != 0 || (ovfBitmap(w2) & ovfMember(w2) & OVF_VALID_MASK) != 0;
   }
 
-  /** The stash buckets a record of fingerprint {@code fp} may be in (a mask; 0: none). */
+  /**
+   * The stash buckets a record of fingerprint {@code fp} may be in (a mask; 0: none). Only
+   * fixed stash buckets: Dash-LH's overflow entries for its chain carry the index {@code stash}
+   * ({@link DashLhSegment#chainIndex}), which names no stash bucket and is left out here.
+   */
   private int stashCandidates(MemorySegment m, long b1, long w1, long b2, long w2, int fp) {
+    int all = (1 << stash) - 1;
     if ((ovfBitmap(w1) & STASH_FLAG) != 0) {
-      return (1 << stash) - 1;
+      return all;
     }
-    return DashBucket.stashCandidates(m, b1, w1, fp, 0) | DashBucket.stashCandidates(m, b2, w2, fp, 1);
+    return (DashBucket.stashCandidates(m, b1, w1, fp, 0) | DashBucket.stashCandidates(m, b2, w2, fp, 1)) & all;
   }
 
   private int stashCandidates(MemorySegment m, long b1, long b2, int fp) {

@@ -125,7 +125,7 @@ class DashLhBadInputTest {
   @Timeout(value = 120, unit = java.util.concurrent.TimeUnit.SECONDS)
   void anAbsentSegmentUnderADeeperParentIsCorruptionNotAnEndlessLoop() {
     try (DashLhTable t = DashLhTable.create(io.pmhash.core.Pool.createVolatile(io.pmhash.core.PoolOptions.defaults()
-        .withScheme("dash-lh", 1, 2, 1, 1)), 2, 1, 1)) {
+        .withScheme("dash-lh", DashLhLayout.LAYOUT_VERSION, 2, 1, 1)), 2, 1, 1)) {
       for (long i = 0; i < 5_000; i++) {
         t.put(i * 0x9E3779B97F4A7C15L, i);
       }

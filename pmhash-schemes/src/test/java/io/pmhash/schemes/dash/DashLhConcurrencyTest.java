@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class DashLhConcurrencyTest {
   static DashLhTable table(int first, int stride) {
-    return DashLhTable.create(Pool.createVolatile(PoolOptions.defaults().withScheme("dash-lh", 1, 2, first, stride)), 2, first, stride);
+    return DashLhTable.create(Pool.createVolatile(PoolOptions.defaults().withScheme("dash-lh", DashLhLayout.LAYOUT_VERSION, 2, first, stride)), 2, first, stride);
   }
 
   private static void runAll(List<Callable<Void>> tasks) throws Exception {

@@ -56,7 +56,7 @@ class DashLhCrashTest {
   static final int STRIDE = 1;
 
   static PoolOptions options(int first) {
-    return PoolOptions.defaults().withScheme("dash-lh", 1, 2, first, STRIDE)
+    return PoolOptions.defaults().withScheme("dash-lh", DashLhLayout.LAYOUT_VERSION, 2, first, STRIDE)
         .withGeometry(2, 4096, 64 << 10).withInitialSize(1 << 20);
   }
 

@@ -19,7 +19,7 @@ class DashLhLoadFactorTest {
   @Test
   void loadFactorCurveOverAGrowingTable() {
     for (int stash : new int[] {2, 4}) {
-      try (DashLhTable t = DashLhTable.create(Pool.createVolatile(PoolOptions.defaults().withScheme("dash-lh", 1, stash, 64, 8)), stash, 64, 8)) {
+      try (DashLhTable t = DashLhTable.create(Pool.createVolatile(PoolOptions.defaults().withScheme("dash-lh", DashLhLayout.LAYOUT_VERSION, stash, 64, 8)), stash, 64, 8)) {
         SplittableRandom r = new SplittableRandom(11);
         StringBuilder curve = new StringBuilder();
         double min = 1;
