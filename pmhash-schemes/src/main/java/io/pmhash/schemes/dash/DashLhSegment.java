@@ -110,7 +110,6 @@ final class DashLhSegment {
     }
   }
 
-
   /** A mapping that covers {@code node}: the caller's, or the pool's current one. */
   private MemorySegment covering(MemorySegment m, long node) {
     return node + NODE_BYTES <= m.byteSize() ? m : pool.memory();
