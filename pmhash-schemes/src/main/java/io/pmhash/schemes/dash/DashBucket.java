@@ -309,6 +309,27 @@ final class DashBucket {
     return false;
   }
 
+  /**
+   * Records an overflow record of fingerprint {@code fp} kept in stash bucket {@code index} (or,
+   * in Dash-LH, the chain) for its target bucket {@code b1} and probing bucket {@code b2} (Dash
+   * §4.3): an overflow fingerprint in {@code b1}, else in {@code b2} (member 1), else {@code b1}'s
+   * overflow count and flag. Plain stores; the caller holds both buckets.
+   *
+   * @throws IllegalStateException if the count would pass 255 (nothing changed)
+   */
+  static void recordOverflow(MemorySegment m, long b1, long b2, int fp, int index) {
+    if (!addOverflow(m, b1, fp, index, 0) && !addOverflow(m, b2, fp, index, 1)) {
+      incrementOverflowCount(m, b1);
+    }
+  }
+
+  /** Undoes {@link #recordOverflow}: a matching overflow fingerprint, else one of {@code b1}'s count. */
+  static void forgetOverflow(MemorySegment m, long b1, long b2, int fp, int index) {
+    if (!removeOverflow(m, b1, fp, index, 0) && !removeOverflow(m, b2, fp, index, 1)) {
+      decrementOverflowCount(m, b1);
+    }
+  }
+
   /** Increments the overflow count and sets the "check the stash" flag. */
   static void incrementOverflowCount(MemorySegment m, long b) {
     int c = (byte) BYTE.get(m, b + OVF_COUNT) & 0xFF;

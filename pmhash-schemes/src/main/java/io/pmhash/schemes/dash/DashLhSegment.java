@@ -90,23 +90,27 @@ final class DashLhSegment {
   }
 
   /**
-   * Records a chained record of fingerprint {@code fp} in its buckets' overflow metadata: an entry
-   * with {@link #chainIndex} in the target bucket, else in the probing bucket, else the target's
-   * overflow count (Dash §4.3's order for stash records). Plain stores; the caller holds both
-   * buckets (or every lock) and flushes their first lines.
+   * Records a chained record of fingerprint {@code fp} in its buckets' overflow metadata: {@link
+   * DashBucket#recordOverflow} with {@link #chainIndex}, or the target's overflow count where the
+   * index has no value left. Plain stores; the caller holds both buckets (or every lock) and
+   * flushes their first lines.
    *
    * @throws IllegalStateException if the target's overflow count would pass 255 (nothing changed)
    */
   private void countChained(MemorySegment m, long b1, long b2, int fp) {
-    if (chainIndex < 0 || !addOverflow(m, b1, fp, chainIndex, 0) && !addOverflow(m, b2, fp, chainIndex, 1)) {
+    if (chainIndex < 0) {
       incrementOverflowCount(m, b1);
+    } else {
+      recordOverflow(m, b1, b2, fp, chainIndex);
     }
   }
 
   /** Undoes {@link #countChained} for a chained record of fingerprint {@code fp}; plain stores. */
   private void uncountChained(MemorySegment m, long b1, long b2, int fp) {
-    if (chainIndex < 0 || !removeOverflow(m, b1, fp, chainIndex, 0) && !removeOverflow(m, b2, fp, chainIndex, 1)) {
+    if (chainIndex < 0) {
       decrementOverflowCount(m, b1);
+    } else {
+      forgetOverflow(m, b1, b2, fp, chainIndex);
     }
   }
 

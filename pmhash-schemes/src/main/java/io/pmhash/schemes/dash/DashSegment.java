@@ -487,9 +487,7 @@ final class DashSegment {
             persistence.drain();
             setBitmapRelease(m, sb, linked);
           }
-          if (!addOverflow(m, b1, fp, i, 0) && !addOverflow(m, b2, fp, i, 1)) {
-            incrementOverflowCount(m, b1);
-          }
+          recordOverflow(m, b1, b2, fp, i);
           flushMeta(persistence, sb);
           flushMeta(persistence, b1);
           flushMeta(persistence, b2);
@@ -561,9 +559,7 @@ final class DashSegment {
   /** Removes the overflow metadata of a stash record of fingerprint {@code fp} in stash bucket {@code sb}. */
   private void removeOverflow(MemorySegment m, long seg, long b1, long b2, long sb, int fp) {
     int i = (int) ((sb - seg - stashBase) / BUCKET_BYTES);
-    if (!DashBucket.removeOverflow(m, b1, fp, i, 0) && !DashBucket.removeOverflow(m, b2, fp, i, 1)) {
-      decrementOverflowCount(m, b1);
-    }
+    forgetOverflow(m, b1, b2, fp, i);
   }
 
   // ---------------------------------------------------------------- pointer mode (Dash §4.5)
@@ -658,9 +654,7 @@ final class DashSegment {
         int fp = fingerprintOf(h);
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, (y + 1) & mask);
-        if (!addOverflow(m, b1, fp, i, 0) && !addOverflow(m, b2, fp, i, 1)) {
-          incrementOverflowCount(m, b1);
-        }
+        recordOverflow(m, b1, b2, fp, i);
       }
     }
   }
