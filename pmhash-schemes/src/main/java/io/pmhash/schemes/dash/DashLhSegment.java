@@ -72,18 +72,15 @@ final class DashLhSegment {
   }
 
   /**
-   * Whether a search for a key of fingerprint {@code fp} whose target and probing buckets are
-   * {@code b1} and {@code b2} must walk the chain: the segment has one, and the target's "check
-   * the stash" flag is set or either bucket has an overflow fingerprint {@code fp} with the
-   * chain's index. Reads only the buckets' first lines (safe for optimistic readers, who
-   * validate).
+   * Whether a search must walk the chain: the segment has one, and the key's target bucket's
+   * "check the stash" flag is set or its overflow candidates hold the chain's index.
    *
-   * @param w1 {@code b1}'s overflow word, {@link DashBucket#overflowWord}
-   * @param w2 {@code b2}'s
+   * @param w1 the target bucket's overflow word, {@link DashBucket#overflowWord}
+   * @param candidates the key's {@link DashSegment#overflowCandidates}, from the same reads (an
+   *     optimistic reader validates them)
    */
-  boolean chainMayHold(MemorySegment m, long seg, long b1, long w1, long b2, long w2, int fp) {
-    if ((ovfBitmap(w1) & STASH_FLAG) == 0
-        && (chainIndex < 0 || ((stashCandidates(m, b1, w1, fp, 0) | stashCandidates(m, b2, w2, fp, 1)) & 1 << chainIndex) == 0)) {
+  boolean chainMayHold(MemorySegment m, long seg, long w1, int candidates) {
+    if ((ovfBitmap(w1) & STASH_FLAG) == 0 && (chainIndex < 0 || (candidates & 1 << chainIndex) == 0)) {
       return false;
     }
     return chainHead(m, seg) != 0;

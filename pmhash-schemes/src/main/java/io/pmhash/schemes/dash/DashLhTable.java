@@ -516,10 +516,18 @@ public final class DashLhTable implements LongHashTable {
     }
   }
 
-  /** The key's location in the fixed stash or the chain, its two buckets searched; -1 if absent. */
+  /**
+   * The key's location in the fixed stash or the chain, its two buckets searched already (their
+   * overflow words {@code w1}, {@code w2}); -1 if absent. The overflow candidates are computed
+   * once, for the stash and the chain both; neither word naming anything means neither holds it.
+   */
   private long searchPast(MemorySegment m, long seg, long b1, long w1, long b2, long w2, long key, int fp) {
-    long loc = segments.findInStash(m, seg, b1, w1, b2, w2, key, fp);
-    if (loc < 0 && lh.chainMayHold(m, seg, b1, w1, b2, w2, fp)) {
+    if (!DashSegment.mayBeInStash(w1, w2)) {
+      return -1;
+    }
+    int candidates = segments.overflowCandidates(m, b1, w1, b2, w2, fp);
+    long loc = segments.probeStash(m, seg, candidates, key, fp);
+    if (loc < 0 && lh.chainMayHold(m, seg, w1, candidates)) {
       loc = lh.findInChain(m, seg, key, fp);
     }
     return loc;
@@ -527,11 +535,8 @@ public final class DashLhTable implements LongHashTable {
 
   /** The key's location in its two buckets, the fixed stash or the chain; -1 if absent. */
   private long search(MemorySegment m, long seg, long b1, long b2, long key, int fp) {
-    long loc = segments.findLocked(m, seg, b1, b2, key, fp); // (reads only: safe unlocked too)
-    if (loc < 0 && lh.chainMayHold(m, seg, b1, overflowWord(m, b1), b2, overflowWord(m, b2), fp)) {
-      loc = lh.findInChain(m, seg, key, fp);
-    }
-    return loc;
+    long loc = segments.findInBuckets(m, b1, b2, key, fp); // (reads only: safe unlocked too)
+    return loc >= 0 ? loc : searchPast(m, seg, b1, overflowWord(m, b1), b2, overflowWord(m, b2), key, fp);
   }
 
   // ---------------------------------------------------------------- writes

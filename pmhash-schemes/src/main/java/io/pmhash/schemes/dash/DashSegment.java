@@ -167,15 +167,22 @@ final class DashSegment {
    * @return {@code bucket offset | slot} (a bucket offset is a multiple of 64), or -1
    */
   long findLocked(MemorySegment m, long seg, long b1, long b2, long key, int fp) {
+    long loc = findInBuckets(m, b1, b2, key, fp);
+    return loc >= 0 ? loc : findInStash(m, seg, b1, b2, key, fp);
+  }
+
+  /**
+   * {@link #findLocked} in the key's target and probing buckets only (reads only: safe unlocked).
+   *
+   * @return {@code bucket offset | slot}, or -1
+   */
+  long findInBuckets(MemorySegment m, long b1, long b2, long key, int fp) {
     int slot = find(m, b1, bitmap(m, b1), key, fp);
     if (slot >= 0) {
       return b1 | slot;
     }
     slot = find(m, b2, bitmap(m, b2), key, fp);
-    if (slot >= 0) {
-      return b2 | slot;
-    }
-    return findInStash(m, seg, b1, b2, key, fp);
+    return slot >= 0 ? b2 | slot : -1;
   }
 
   /**
@@ -195,11 +202,7 @@ final class DashSegment {
    * @return {@code bucket offset | slot}, or -1
    */
   long findInStash(MemorySegment m, long seg, long b1, long w1, long b2, long w2, long key, int fp) {
-    if (!mayBeInStash(w1, w2)) {
-      return -1;
-    }
-    int candidates = stashCandidates(m, b1, w1, b2, w2, fp);
-    return candidates == 0 ? -1 : probeStash(m, seg, candidates, key, fp);
+    return mayBeInStash(w1, w2) ? probeStash(m, seg, overflowCandidates(m, b1, w1, b2, w2, fp), key, fp) : -1;
   }
 
   /** Whether the overflow words of a key's two buckets leave the stash to be searched at all. */
@@ -208,22 +211,23 @@ final class DashSegment {
   }
 
   /**
-   * The stash buckets a record of fingerprint {@code fp} may be in (a mask; 0: none). Only
-   * fixed stash buckets: Dash-LH's overflow entries for its chain carry the index {@code stash}
-   * ({@link DashLhSegment#chainIndex}), which names no stash bucket and is left out here.
+   * The overflow indexes a record of fingerprint {@code fp} may be under (a mask over index
+   * values; 0: none): every stash bucket when the target's flag is set, else those the two
+   * buckets' matching overflow fingerprints name. In Dash-LH the mask may also hold the chain's
+   * index {@code stash} ({@link DashLhSegment#chainIndex}), which names no stash bucket: the
+   * probes below stop at the first index at or past {@code stash}.
    */
-  private int stashCandidates(MemorySegment m, long b1, long w1, long b2, long w2, int fp) {
-    int all = (1 << stash) - 1;
+  int overflowCandidates(MemorySegment m, long b1, long w1, long b2, long w2, int fp) {
     if ((ovfBitmap(w1) & STASH_FLAG) != 0) {
-      return all;
+      return (1 << stash) - 1;
     }
-    return (DashBucket.stashCandidates(m, b1, w1, fp, 0) | DashBucket.stashCandidates(m, b2, w2, fp, 1)) & all;
+    return DashBucket.stashCandidates(m, b1, w1, fp, 0) | DashBucket.stashCandidates(m, b2, w2, fp, 1);
   }
 
   private int stashCandidates(MemorySegment m, long b1, long b2, int fp) {
     long w1 = overflowWord(m, b1);
     long w2 = overflowWord(m, b2);
-    return mayBeInStash(w1, w2) ? stashCandidates(m, b1, w1, b2, w2, fp) : 0;
+    return mayBeInStash(w1, w2) ? overflowCandidates(m, b1, w1, b2, w2, fp) : 0;
   }
 
   /**
@@ -257,7 +261,12 @@ final class DashSegment {
     return -1;
   }
 
-  private long probeStash(MemorySegment m, long seg, int candidates, long key, int fp) {
+  /**
+   * Searches the stash buckets of {@code candidates} ({@link #overflowCandidates}) for {@code key}.
+   *
+   * @return {@code bucket offset | slot}, or -1
+   */
+  long probeStash(MemorySegment m, long seg, int candidates, long key, int fp) {
     while (candidates != 0) {
       int i = Integer.numberOfTrailingZeros(candidates);
       candidates &= candidates - 1;

@@ -62,7 +62,8 @@ class DashLhChainOverflowTest {
             boolean entry = stash < 4 && ((stashCandidates(m, b1, w1, fp, 0) | stashCandidates(m, b2, w2, fp, 1)) & 1 << stash) != 0;
             boolean flag = (ovfBitmap(w1) & STASH_FLAG) != 0;
             assertTrue(entry || flag, "chained key " + k + " is named by no overflow entry and its target is not flagged");
-            assertTrue(t.lh.chainMayHold(m, seg, b1, w1, b2, w2, fp), "a search for chained key " + k + " walks the chain");
+            assertTrue(t.lh.chainMayHold(m, seg, w1, s.overflowCandidates(m, b1, w1, b2, w2, fp)),
+                "a search for chained key " + k + " walks the chain");
             assertTrue(t.containsKey(k), "chained key " + k + " is found");
             chained++;
             byEntry += entry ? 1 : 0;
@@ -90,7 +91,7 @@ class DashLhChainOverflowTest {
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, (y + 1) & s.mask);
         long w1 = overflowWord(m, b1);
-        boolean walk = t.lh.chainMayHold(m, seg, b1, w1, b2, overflowWord(m, b2), DashSegment.fingerprintOf(h));
+        boolean walk = t.lh.chainMayHold(m, seg, w1, s.overflowCandidates(m, b1, w1, b2, overflowWord(m, b2), DashSegment.fingerprintOf(h)));
         walks += walk ? 1 : 0;
         v1Walks += walk || (v1Flagged.contains(b1) && DashLhSegment.chainHead(m, seg) != 0) ? 1 : 0;
       }
