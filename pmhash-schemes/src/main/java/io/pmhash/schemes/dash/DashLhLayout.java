@@ -26,8 +26,8 @@ import java.nio.ByteOrder;
  * </pre>
  *
  * The shape word is Dash-EH's encoding ({@link DashLayout#shape}): depth = the number of low
- * segment-hash bits the segment covers, state = {@link #ABSENT} (never created: the memory of a
- * segment array before the split that creates it) or {@link #LIVE}, pattern = the segment's
+ * segment-hash bits the segment covers, state = {@link #ABSENT} (never created: a segment array's
+ * zeroed header before the split that creates it; its buckets are not read) or {@link #LIVE}, pattern = the segment's
  * index. Version and recovery lock sit at Dash-EH's offsets ({@link DashLayout#SEG_VERSION},
  * {@link DashLayout#SEG_RECOVERY_LOCK}) so that the recovery lock protocol is shared.
  *
@@ -93,7 +93,7 @@ public final class DashLhLayout {
   /** Offset of the chain lock (u32 version lock): serialises appending to the chain. */
   public static final long SEG_CHAIN_LOCK = off(SEGMENT_HEADER, "chain_lock");
 
-  /** Segment state: the segment was never created (the zeroed memory of a segment array). */
+  /** Segment state: the segment was never created (a segment array's zeroed header), or merged away. */
   public static final int ABSENT = 0;
   /** Segment state: created; covers the hashes whose low {@code depth} bits equal its index. */
   public static final int LIVE = 1;
@@ -256,7 +256,10 @@ public final class DashLhLayout {
 
   private static int groupOf(long t, int firstShift, int stride) {
     long u = t >>> firstShift;
-    return 63 - Long.numberOfLeadingZeros(u / stride + 1);
+    // every lookup's route to its segment passes here: a power-of-two stride (the default 8)
+    // shifts instead of a 64-bit division, which costs tens of cycles before the segment's miss
+    long q = (stride & (stride - 1)) == 0 ? u >>> Integer.numberOfTrailingZeros(stride) : u / stride;
+    return 63 - Long.numberOfLeadingZeros(q + 1);
   }
 
   private static long off(StructLayout l, String name) {

@@ -28,8 +28,9 @@ import java.util.List;
  * <h2>Advance (§5.3, LHlf)</h2>
  *
  * Allocating a chained stash bucket triggers one advance. The new segment's index is {@code t =
- * 2^L + Next}; if its directory entry is empty, the segment array is reserved, zeroed, flushed
- * and published into the entry in one allocator step (under the array lock). Then {@code
+ * 2^L + Next}; if its directory entry is empty, the segment array is reserved, its segments'
+ * headers zeroed and flushed (every segment ABSENT), and the array published into the entry in
+ * one allocator step (under the array lock). Then {@code
  * N|Next} is CAS-ed forward (Next + 1, or N + 1 and Next = 0 at the end of a round). It is not
  * persisted here: the first split that depends on it flushes it (invariant B below), and an
  * advance lost in a crash before that changed nothing durable. Advancing is the only serialised
@@ -37,8 +38,8 @@ import java.util.List;
  * arrays hold too, {@link DashLhMerge}, so that no advance moves the word onto an array a merge
  * is freeing); no segment is split by it.
  *
- * <p>Invariant A: a segment's array is durable and published before any {@code N|Next} that
- * addresses it is durable (the array's allocator step commits before the CAS).
+ * <p>Invariant A: a segment's array (its segments' headers: every segment ABSENT) is durable and
+ * published before any {@code N|Next} that addresses it is durable (the array's allocator step commits before the CAS).
  *
  * <h2>Split of segment p at depth d into p and n = p + 2^d (both depth d + 1)</h2>
  *
@@ -134,21 +135,31 @@ final class DashLhSplit {
     }
   }
 
-  /** A zeroed segment array for directory entry {@code e}, published into it (§5.2). */
+  /**
+   * A segment array for directory entry {@code e}, every segment ABSENT, published into it
+   * (§5.2). Only the segments' 64-byte headers are zeroed and flushed: an ABSENT segment's
+   * buckets are never read (the split that creates it overwrites all of them, {@link #build}, and
+   * a merge leaves the buckets of the segment it makes ABSENT as they were, {@link DashLhMerge}),
+   * so zeroing them too would write the array twice, and flushing it (a {@code clwb} takes the
+   * line out of the cache here, docs/persistence.md) would make the build miss on every line
+   * again; for a large array it was also one long pause inside one insert.
+   */
   private void allocateArray(int e) {
     table.arrayLock.lock();
     try {
       if (table.arrayOffset(pool.memory(), e) != 0) {
         return;
       }
-      long bytes = arraySegments(e, table.firstShift, table.stride) * segs.bytes;
-      SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(bytes);
+      long count = arraySegments(e, table.firstShift, table.stride);
+      SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(count * segs.bytes);
       MemorySegment m = pool.memory();
-      m.asSlice(r.offset(), bytes).fill((byte) 0);
-      p.flush(r.offset(), bytes);
+      for (long seg = r.offset(), end = r.offset() + count * segs.bytes; seg < end; seg += segs.bytes) {
+        m.asSlice(seg, SEG_BUCKETS).fill((byte) 0);
+        p.flush(seg, SEG_BUCKETS);
+      }
       try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
         pub.publish(r, table.header + HDR_DIRECTORY + 8L * e);
-        // PERSIST(§5.2 hybrid expansion, invariant A): the zeroed array (every segment ABSENT) is durable before the step that owns it and names it in the directory commits
+        // PERSIST(§5.2 hybrid expansion, invariant A): every segment header of the array is zero (ABSENT, no chain, version 0) durably before the step that owns the array and names it in the directory commits
         pub.commit();
       }
       table.arrays.incrementAndGet();

@@ -59,11 +59,14 @@ class DashLhLayoutTest {
     assertEquals(0x0000_0003_FFFF_FFFEL, w);
   }
 
-  /** Entry and index of every segment equal a direct walk over the arrays (§5.2, Fig. 6). */
+  /**
+   * Entry and index of every segment equal a direct walk over the arrays (§5.2, Fig. 6), for
+   * power-of-two strides (a shift) and others (a division).
+   */
   @Test
   void hybridExpansionMatchesAnEnumeration() {
     for (int firstShift : new int[] {0, 2, 6}) {
-      for (int stride : new int[] {1, 4, 8, 16}) {
+      for (int stride : new int[] {1, 3, 4, 5, 8, 12, 16}) {
         long s = 0;
         for (int e = 0; e < DIRECTORY_ENTRIES && s < 1L << 24; e++) {
           long size = arraySegments(e, firstShift, stride);

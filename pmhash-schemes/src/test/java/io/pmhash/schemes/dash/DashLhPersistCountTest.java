@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Drains per operation, as {@code docs/format/dash-lh.md} states them: insert 2, update 1,
  * delete 1, search 0; an insert into an existing chained bucket 2; an insert with a displacement
  * 5 (Dash-EH's: 3 for the move); an insert that allocates a chained bucket 4 (the node's
- * allocator step; the advance persists nothing), plus 4 when the advance allocates a segment array; a split
+ * allocator step; the advance persists nothing), plus 4 when the advance allocates a segment array
+ * (whose segments' headers alone are flushed: one line each, checked on every array); a split
  * 4 (n's allocator step) + 1 (p's drop; p's new depth is not persisted) + 2 per chained record placed in n (+ 3 per
  * displacement there), on top of the operation that runs it. Operations during which the pool
  * grew or the allocator formatted a chunk (every segment array is a huge block in a new chunk)
@@ -67,6 +68,7 @@ class DashLhPersistCountTest {
       int splitsSeen = 0;
       int displaced = 0;
       int grown = 0;
+      long arraySegmentsSeen = 0;
       for (int i = 0; i < 20_000; i++) {
         long advances = t.advances.get();
         long arrays = t.arrays.get();
@@ -76,6 +78,15 @@ class DashLhPersistCountTest {
         PersistenceStats s0 = t.persistence.stats();
         t.put(r.nextLong(), i);
         var alloc2 = t.pool.allocator().stats();
+        if (t.arrays.get() != arrays) {
+          // one header line per segment of the new array, not its buckets (DashLhSplit.allocateArray);
+          // counted before the growth check below, since every array takes a new chunk
+          long segments = newestArraySegments(t);
+          long lines = t.persistence.stats().minus(s0).linesFlushed();
+          assertTrue(segments >= 1 && lines >= segments && lines - segments <= NON_ARRAY_LINES,
+              "an insert allocating an array of " + segments + " segments flushed " + lines + " lines");
+          arraySegmentsSeen = Math.max(arraySegmentsSeen, segments);
+        }
         if (t.pool.size() != poolSize || alloc2.chunksFormatted() != alloc.chunksFormatted()
             || alloc2.runChunks() != alloc.runChunks() || alloc2.hugeChunks() != alloc.hugeChunks()) {
           grown++;
@@ -102,7 +113,27 @@ class DashLhPersistCountTest {
         chainedNew++;
       }
       assertTrue(chainedNew > 5 && splitsSeen > 5 && displaced > 0 && grown > 0, "all kinds were seen (pool growths skipped: " + grown + "): " + t.stats());
+      assertTrue(arraySegmentsSeen >= 4, "an array of several segments was allocated: " + arraySegmentsSeen);
     }
+  }
+
+  /**
+   * Lines an insert that allocates a chained bucket and a segment array flushes besides the
+   * array's segment headers: the node (5 lines), the bucket metadata that names the record, the
+   * two allocator steps (redo entries, commit words) and the new chunk's headers; 19 to 20 when
+   * measured. A segment is 265 lines, so flushing a whole array (as before 2026-11-27) exceeds
+   * this with any array.
+   */
+  private static final long NON_ARRAY_LINES = 32;
+
+  /** @return the segments of the highest allocated segment array (no array is freed in these tests) */
+  private static long newestArraySegments(DashLhTable t) {
+    for (int e = DashLhLayout.DIRECTORY_ENTRIES - 1; e >= 0; e--) {
+      if (t.arrayOffset(t.pool.memory(), e) != 0) {
+        return DashLhLayout.arraySegments(e, 0, 1);
+      }
+    }
+    return 0;
   }
 
   @Test
