@@ -30,16 +30,16 @@ import java.util.List;
  * Allocating a chained stash bucket triggers one advance. The new segment's index is {@code t =
  * 2^L + Next}; if its directory entry is empty, the segment array is reserved, its segments'
  * headers zeroed and flushed (every segment ABSENT), and the array published into the entry in
- * one allocator step (under the array lock). Then {@code
- * N|Next} is CAS-ed forward (Next + 1, or N + 1 and Next = 0 at the end of a round). It is not
- * persisted here: the first split that depends on it flushes it (invariant B below), and an
- * advance lost in a crash before that changed nothing durable. Advancing is the only serialised
- * step (a CAS under the array lock, which a merge's retreat of the word and its freeing of
- * arrays hold too, {@link DashLhMerge}, so that no advance moves the word onto an array a merge
- * is freeing); no segment is split by it.
+ * one allocator step (under the array lock). Then {@code N|Next} is CAS-ed forward (Next + 1,
+ * or N + 1 and Next = 0 at the end of a round). It is not persisted here: the first split that
+ * depends on it flushes it (invariant B below), and an advance lost in a crash before that
+ * changed nothing durable. Advancing is the only serialised step (a CAS under the array lock,
+ * which a merge's retreat of the word and its freeing of arrays hold too, {@link DashLhMerge}, so
+ * that no advance moves the word onto an array a merge is freeing); no segment is split by it.
  *
  * <p>Invariant A: a segment's array (its segments' headers: every segment ABSENT) is durable and
- * published before any {@code N|Next} that addresses it is durable (the array's allocator step commits before the CAS).
+ * published before any {@code N|Next} that addresses it is durable (the array's allocator step
+ * commits before the CAS).
  *
  * <h2>Split of segment p at depth d into p and n = p + 2^d (both depth d + 1)</h2>
  *
