@@ -130,7 +130,7 @@ class DashLhPersistCountTest {
   private static long newestArraySegments(DashLhTable t) {
     for (int e = DashLhLayout.DIRECTORY_ENTRIES - 1; e >= 0; e--) {
       if (t.arrayOffset(t.pool.memory(), e) != 0) {
-        return DashLhLayout.arraySegments(e, 0, 1);
+        return DashLhLayout.arraySegments(e, t.firstShift, t.stride);
       }
     }
     return 0;
