@@ -82,7 +82,9 @@ class SchemeMutationCheckTest {
       // names N; and recovery clearing N's parent link after S's split is finished.
       "flush EshSplit.finish", "drain EshSplit.finish", "flush EshRecovery.repair",
       // (e) Flushes of freshly zeroed memory: a new chunk of the pool file is zero on the media
-      // already. Needed when the allocator hands out recycled memory, which no test makes it do.
+      // already. Needed when the allocator hands out recycled memory, which no crash test makes
+      // it do (DashLhArrayReuseTest recycles Dash-LH's arrays, but crashes only as kill -9 does,
+      // where every store survives).
       "flush Allocator.formatRun", "flush LevelTable.create", "flush DashLhSplit.allocateArray",
       "flush NvlhTable.create", "flush NvdhTable.create",
       // (h) Not needed for crash consistency (Dash-LH): lines that recovery recomputes after a
