@@ -26,10 +26,11 @@ import java.nio.ByteOrder;
  * </pre>
  *
  * The shape word is Dash-EH's encoding ({@link DashLayout#shape}): depth = the number of low
- * segment-hash bits the segment covers, state = {@link #ABSENT} (never created: a segment array's
- * zeroed header before the split that creates it; its buckets are not read) or {@link #LIVE}, pattern = the segment's
- * index. Version and recovery lock sit at Dash-EH's offsets ({@link DashLayout#SEG_VERSION},
- * {@link DashLayout#SEG_RECOVERY_LOCK}) so that the recovery lock protocol is shared.
+ * segment-hash bits the segment covers, state = {@link #ABSENT} (never created: a segment
+ * array's zeroed header before the split that creates it; its buckets are not read) or {@link
+ * #LIVE}, pattern = the segment's index. Version and recovery lock sit at Dash-EH's offsets
+ * ({@link DashLayout#SEG_VERSION}, {@link DashLayout#SEG_RECOVERY_LOCK}) so that the recovery
+ * lock protocol is shared.
  *
  * <h2>Chained stash bucket (Dash §5.1: "a linked list of stash buckets"), 320 bytes</h2>
  *
