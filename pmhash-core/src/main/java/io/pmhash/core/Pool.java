@@ -53,7 +53,11 @@ import jdk.nio.mapmode.ExtendedMapMode;
  * anew in the same arena, and the new mapping is published. Earlier mappings stay mapped until
  * close and show the same memory (the mapping is shared), so a reader holding one never sees an
  * unmapped region; an offset it reads that lies beyond its mapping was published after the
- * growth, so {@link #memory()} read after that offset covers it.
+ * growth, so {@link #memory()} read after that offset covers it. Writing the zeros is most of a
+ * growth's time (a quarter of the pool: about 20 ms at 200 MB on tmpfs), so once the heap is
+ * within half a step of the pool's end, the next step is written ahead on a daemon thread
+ * ({@link PoolOptions#withGrowAhead}, on by default) and the growth only maps it; {@link #close}
+ * waits for that thread.
  *
  * <h2>Backends</h2>
  *
@@ -124,6 +128,20 @@ public final class Pool implements AutoCloseable {
    */
   private long[] wordsBeforeOpen;
   private System.Logger.Level openLogLevel = System.Logger.Level.INFO;
+  /** Whether a growth extends the file a step further in the background ({@link PoolOptions#withGrowAhead}); FFM file pools only. */
+  private boolean growAhead;
+  /** Guards {@link #fileExtent} and every change of the file's length after create. */
+  private final Object extension = new Object();
+  /** How far the file is written with zeros (and forced, in the modes that force) for growth: at least {@link #size()}. Guarded by {@link #extension}. */
+  private long fileExtent;
+  /** The background extension started last ({@link #extendAhead}), or null. Guarded by this pool's monitor. */
+  private Thread extender;
+  /**
+   * The size asked of {@link #ensureSize} past which it starts the next step's extension ahead
+   * (half a step before the end of the pool); {@link Long#MAX_VALUE} when growing ahead is off or
+   * this step's extension has started. Written under this pool's monitor.
+   */
+  private volatile long aheadFrom = Long.MAX_VALUE;
 
   private Pool(
       Path path, FileChannel channel, FileLock lock, Arena arena, Durability durability,
@@ -607,6 +625,9 @@ public final class Pool implements AutoCloseable {
       }
       Pool pool = new Pool(path, channel, lock, arena, mode, persistence, memory, created || u64(memory, CLEAN_SHUTDOWN_OFFSET) == 1, options.maxSize(), 0, 0, null, 0, 0);
       pool.openLogLevel = openLogLevel(options);
+      pool.growAhead = options.growAhead();
+      pool.fileExtent = size; // a longer file's tail (an interrupted growth's) is written over again
+      pool.aheadFrom = pool.aheadThreshold(size);
       LOG.log(pool.openLogLevel, "pmhash pool " + path + (created ? " created" : " opened") + ": durability " + mode + (asked == Durability.AUTO ? " (AUTO)" : "") + ", persistence " + persistence.describe() + ", " + size + " bytes, scheme " + pool.scheme);
       done = true;
       return pool;
@@ -1083,7 +1104,11 @@ public final class Pool implements AutoCloseable {
    * @throws PoolFullException if the pool may not or cannot grow that far; nothing changed
    */
   public void ensureSize(long minSize) {
-    if (size() >= minSize) {
+    long size = size();
+    if (size >= minSize) {
+      if (minSize > aheadFrom) {
+        extendAhead(size);
+      }
       return;
     }
     grow(minSize);
@@ -1104,11 +1129,7 @@ public final class Pool implements AutoCloseable {
     if (minSize > maxSize) {
       throw new PoolFullException("pool " + describeWhere() + " is full: it needs " + minSize + " bytes and its maximum size is " + maxSize + "; create it with a larger PoolOptions.withMaxSize", null);
     }
-    // a quarter more (at least a chunk): the file stays within 25 % of what the heap uses,
-    // where doubling left up to half of it unused
-    long step = Math.max(oldSize / GROWTH_DIVISOR, chunkSize);
-    long target = Math.max(minSize, oldSize > maxSize - step ? maxSize : oldSize + step);
-    target = Math.min(maxSize, (target + chunkSize - 1) & -chunkSize);
+    long target = Math.min(maxSize, (Math.max(minSize, nextSize(oldSize)) + chunkSize - 1) & -chunkSize);
     if (target < minSize) {
       throw new PoolFullException("pool " + describeWhere() + " is full: it needs " + minSize + " bytes, more than whole chunks below its maximum size " + maxSize, null);
     }
@@ -1121,14 +1142,14 @@ public final class Pool implements AutoCloseable {
     } else {
       long needed = Math.min(maxSize, (minSize + chunkSize - 1) & -chunkSize);
       try {
-        grown = extendAndMap(oldSize, target);
+        grown = extendAndMap(target);
       } catch (IOException e) {
         if (needed >= target) {
           throw notGrown(oldSize, target, e);
         }
         // the step did not fit (a full file system): take only what this request needs
         try {
-          grown = extendAndMap(oldSize, needed);
+          grown = extendAndMap(needed);
           target = needed;
         } catch (IOException e2) {
           e2.addSuppressed(e);
@@ -1143,25 +1164,112 @@ public final class Pool implements AutoCloseable {
     setWordRelease(grown, origin + FILE_SIZE_OFFSET, target);
     persistence.persist(origin + FILE_SIZE_OFFSET, 8);
     LOG.log(System.Logger.Level.DEBUG, "pmhash pool " + describeWhere() + " grew from " + oldSize + " to " + target + " bytes");
+    aheadFrom = aheadThreshold(target);
   }
 
-  /** Zero-fills the file from {@code oldSize} to {@code target} and maps it; on failure truncates it back. */
-  private MemorySegment extendAndMap(long oldSize, long target) throws IOException {
-    try {
-      zeroFill(channel, oldSize, target);
-      if (durability == Durability.PMEM || durability == Durability.MSYNC) {
-        channel.force(true);
+  /**
+   * The size one growth step takes a pool of {@code size} bytes to: a quarter more (at least a
+   * chunk; the file stays within 25 % of what the heap uses, where doubling left up to half of it
+   * unused), in whole chunks, at most {@link #maxSize}.
+   */
+  private long nextSize(long size) {
+    long step = Math.max(size / GROWTH_DIVISOR, chunkSize);
+    long next = size > maxSize - step ? maxSize : size + step;
+    return Math.min(maxSize, (next + chunkSize - 1) & -chunkSize);
+  }
+
+  /** Extends the file to {@code target} ({@link #extendFile}) and maps it. */
+  private MemorySegment extendAndMap(long target) throws IOException {
+    extendFile(target);
+    return durability == Durability.PMEM
+        ? channel.map(ExtendedMapMode.READ_WRITE_SYNC, 0, target, arena)
+        : channel.map(FileChannel.MapMode.READ_WRITE, 0, target, arena);
+  }
+
+  /**
+   * Makes the file at least {@code target} bytes long by writing zeros from {@link #fileExtent}
+   * (and forcing them, in the modes that force), unless a background extension did it already;
+   * waits for one in flight (it holds the lock). On failure truncates the file back to the extent
+   * it had, which no mapping passes: nothing mapped is cut off.
+   */
+  private void extendFile(long target) throws IOException {
+    synchronized (extension) {
+      long from = fileExtent;
+      if (from >= target) {
+        return;
       }
-      return durability == Durability.PMEM
-          ? channel.map(ExtendedMapMode.READ_WRITE_SYNC, 0, target, arena)
-          : channel.map(FileChannel.MapMode.READ_WRITE, 0, target, arena);
-    } catch (IOException e) {
       try {
-        channel.truncate(oldSize);
-      } catch (IOException suppressed) {
-        e.addSuppressed(suppressed);
+        zeroFill(channel, from, target);
+        if (durability == Durability.PMEM || durability == Durability.MSYNC) {
+          channel.force(true);
+        }
+      } catch (IOException e) {
+        try {
+          channel.truncate(from);
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
       }
-      throw e;
+      fileExtent = target;
+    }
+  }
+
+  /**
+   * {@link #aheadFrom} for a pool of {@code size} bytes: half a step before its end, so that the
+   * step is written while the heap still has half a step of room (writing it takes about 0.1 ms
+   * per MB on tmpfs; filling half a step with records takes hundreds of times longer). Where the
+   * pool ends the file (it is at {@link #maxSize}, or it is not a file of its own), never.
+   */
+  private long aheadThreshold(long size) {
+    long next = nextSize(size);
+    return growAhead && channel != null && next > size ? size - (next - size) / 2 : Long.MAX_VALUE;
+  }
+
+  /**
+   * When the heap needs more than {@link #aheadFrom} of a pool of {@code size} bytes ({@link
+   * PoolOptions#withGrowAhead}): writes the file's next step on a daemon thread, so that the growth
+   * that needs it finds it written and only maps it. Once per step, one thread at a time. Nothing
+   * here is published: the pool's size changes only in {@link #grow}, and a crash during the
+   * extension leaves a longer file with a tail of zeros, which {@link #open} accepts (as after a
+   * growth interrupted before its size was recorded). A failure (a full file system) is left for
+   * that growth to meet and report, in its own thread. {@link #close} waits for the thread.
+   */
+  private synchronized void extendAhead(long size) {
+    if (closed || size != size() || aheadFrom == Long.MAX_VALUE) {
+      return; // grown or closed meanwhile, or started by another thread
+    }
+    aheadFrom = Long.MAX_VALUE;
+    long target = nextSize(size);
+    if (extender != null && extender.isAlive()) {
+      return; // the last step's, still writing: this step's growth writes in its own thread
+    }
+    extender = Thread.ofPlatform().daemon().name("pmhash-pool-extend").start(() -> {
+      try {
+        extendFile(target);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.DEBUG, "pmhash pool " + describeWhere() + ": extending ahead to " + target + " bytes failed (the next growth retries in its own thread): " + e);
+      }
+    });
+  }
+
+  /** Waits for a background extension to finish before the file is closed under it. Caller holds this pool's monitor. */
+  private void awaitExtender() {
+    Thread t = extender;
+    if (t == null) {
+      return;
+    }
+    boolean interrupted = false;
+    for (;;) {
+      try {
+        t.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true; // the extension is short and the channel must not be closed under it
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -1295,6 +1403,7 @@ public final class Pool implements AutoCloseable {
    * waited for: a racing {@code get} ends or fails with that exception, never reads unmapped memory.
    */
   private void release() throws IOException {
+    awaitExtender();
     MemorySegment mapping = memory;
     try {
       memory = deadView(mapping);

@@ -119,7 +119,8 @@ class PoolTest {
   @Test
   void growthKeepsOldMappingsValidAndAliased() throws Exception {
     Path file = dir.resolve("a.pool");
-    try (Pool p = Pool.create(file, OPTIONS)) {
+    // without growing ahead, so that the file's length is the pool's (growthWritesTheNextStepAhead)
+    try (Pool p = Pool.create(file, OPTIONS.withGrowAhead(false))) {
       MemorySegment before = p.memory();
       long off = p.heapOffset();
       before.set(ValueLayout.JAVA_LONG, off, 42L);
@@ -144,7 +145,7 @@ class PoolTest {
   @Test
   void poolFullAtMaxSizeChangesNothing() throws Exception {
     Path file = dir.resolve("a.pool");
-    try (Pool p = Pool.create(file, OPTIONS.withMaxSize(3 << 20))) {
+    try (Pool p = Pool.create(file, OPTIONS.withMaxSize(3 << 20).withGrowAhead(false))) {
       p.ensureSize(2 << 20);
       PoolFullException e = assertThrows(PoolFullException.class, () -> p.ensureSize((3 << 20) + 1));
       assertTrue(e.getMessage().contains("withMaxSize"), e.getMessage());
@@ -153,6 +154,58 @@ class PoolTest {
       p.ensureSize(3 << 20);
       assertEquals(3 << 20, p.size(), "growth up to the limit still works");
     }
+  }
+
+  @Test
+  void theNextStepIsWrittenAheadHalfAStepBeforeTheEnd() throws Exception {
+    Path file = dir.resolve("a.pool");
+    long chunk = 64 << 10;
+    try (Pool p = Pool.create(file, OPTIONS)) {
+      p.ensureSize((1 << 20) - 3 * chunk); // more than half a step (128 KiB) of room left
+      p.memory().set(ValueLayout.JAVA_LONG, (1 << 20) - 8, 45L);
+    } // close waits for an extension, if one had started
+    assertEquals(1 << 20, Files.size(file), "nothing is written ahead with more than half a step of room");
+    try (Pool p = Pool.open(file, OPTIONS)) {
+      p.ensureSize((1 << 20) - chunk); // less: the step is written ahead
+      assertEquals(1 << 20, p.size(), "writing ahead does not grow the pool");
+    } // close waits for the extension
+    assertEquals(5 << 18, Files.size(file), "the next step (a quarter) is written ahead of the pool");
+    try (Pool p = Pool.open(file, OPTIONS)) {
+      assertEquals(5 << 18, p.size(), "a reopen adopts the zeros written ahead");
+      assertEquals(45L, p.memory().get(ValueLayout.JAVA_LONG, (1 << 20) - 8));
+      assertEquals(0L, p.memory().get(ValueLayout.JAVA_LONG, (5 << 18) - 8));
+      p.ensureSize((5 << 18) + 1);
+      assertEquals(25 << 16, p.size(), "a growth still adds a quarter, in whole chunks");
+      p.memory().set(ValueLayout.JAVA_LONG, (25 << 16) - 8, 46L);
+    }
+    assertEquals(25 << 16, Files.size(file), "a growth writes nothing ahead by itself");
+    try (Pool p = Pool.open(file, OPTIONS)) {
+      assertEquals(46L, p.memory().get(ValueLayout.JAVA_LONG, (25 << 16) - 8));
+    }
+  }
+
+  @Test
+  void nothingIsWrittenAheadWhenGrowingAheadIsOff() throws Exception {
+    Path file = dir.resolve("a.pool");
+    try (Pool p = Pool.create(file, OPTIONS.withGrowAhead(false))) {
+      p.ensureSize((1 << 20) - 1);
+    }
+    assertEquals(1 << 20, Files.size(file));
+  }
+
+  @Test
+  void growthAheadStopsAtTheMaximumSize() throws Exception {
+    Path file = dir.resolve("a.pool");
+    try (Pool p = Pool.create(file, OPTIONS.withMaxSize(3 << 20))) {
+      p.ensureSize(5 << 19);
+      p.ensureSize((5 << 19) - 1); // written ahead: to 3 MiB, not the 3.125 MiB of a quarter
+      p.ensureSize(p.size() + 1);
+      assertEquals(3 << 20, p.size(), "the step is cut at the maximum");
+      p.ensureSize((3 << 20) - 1); // nothing to write ahead at the maximum
+      PoolFullException e = assertThrows(PoolFullException.class, () -> p.ensureSize((3 << 20) + 1));
+      assertTrue(e.getMessage().contains("withMaxSize"), e.getMessage());
+    }
+    assertEquals(3 << 20, Files.size(file), "nothing is written past the maximum");
   }
 
   @Test
