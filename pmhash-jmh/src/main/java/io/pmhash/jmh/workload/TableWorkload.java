@@ -46,83 +46,94 @@ final class TableWorkload {
       Files.deleteIfExists(crashCopy);
     }
     List<PhaseResult> results = new ArrayList<>();
-    Target table = Target.create(o, options);
-    boolean copied = false;
     try {
-      human.printf("  pool: %s, durability %s, persistence: %s%n",
-          table.pool().path() == null ? "anonymous memory" : table.pool().path(),
-          table.pool().durability(), table.pool().persistence().describe());
-      Persistence persistence = table.pool().persistence();
-      int threads = o.threads();
-      if (n > 0) {
-        long[] preload = Keys.range(o.seed(), 0, n);
-        PhaseRunner.run("preload", 0, n, threads, persistence, human, (from, to, p) -> insert(table, preload, from, to, p));
+      Target table = Target.create(o, options);
+      boolean copied = false;
+      try {
+        human.printf("  pool: %s, durability %s, persistence: %s%n",
+            table.pool().path() == null ? "anonymous memory" : table.pool().path(),
+            table.pool().durability(), table.pool().persistence().describe());
+        Persistence persistence = table.pool().persistence();
+        int threads = o.threads();
+        if (n > 0) {
+          long[] preload = Keys.range(o.seed(), 0, n);
+          PhaseRunner.run("preload", 0, n, threads, persistence, human, (from, to, p) -> insert(table, preload, from, to, p));
+        }
+        long[] inserted = Keys.range(o.seed(), n, n + m);
+        long[] absent = Keys.range(o.seed(), n + m, n + 2 * m);
+        results.add(phase(o, "insert", m, persistence, human,
+            (from, to, p) -> insert(table, inserted, from, to, p),
+            (from, to, p, h) -> timed(table, inserted, from, to, p, h, PUT)).withLoadFactor(table.loadFactor()));
+        if (file && Files.size(o.file()) <= (8L << 30)) {
+          // What a kill -9 would leave: the file as it is while the table is open.
+          try {
+            Files.copy(o.file(), crashCopy, StandardCopyOption.REPLACE_EXISTING);
+          } catch (IOException e) {
+            throw new IOException("copying the pool to " + crashCopy + " (the file as a kill -9 leaves it, for the reopen after a crash) failed: "
+                + e.getMessage() + "; the copy needs as much free space beside the pool file as the pool (" + Files.size(o.file()) + " bytes)", e);
+          }
+          copied = true;
+        } else if (file && o.freshOpen()) {
+          human.printf("  --fresh-open: no crash copy of a pool above 8 GiB, so no reopen in a new JVM%n");
+        }
+        LongAdder found = new LongAdder();
+        results.add(phase(o, "search+", m, persistence, human,
+            (from, to, p) -> found.add(search(table, inserted, true, from, to, p)),
+            (from, to, p, h) -> found.add(timed(table, inserted, from, to, p, h, FOUND))).withLoadFactor(table.loadFactor()));
+        check(found.sum() == m, "positive search found " + found.sum() + " of " + m + " keys with their values");
+        found.reset();
+        results.add(phase(o, "search-", m, persistence, human,
+            (from, to, p) -> found.add(search(table, absent, false, from, to, p)),
+            (from, to, p, h) -> found.add(timed(table, absent, from, to, p, h, ANY))).withLoadFactor(table.loadFactor()));
+        check(found.sum() == 0, "negative search found " + found.sum() + " keys that were never inserted");
+        LongAdder removed = new LongAdder();
+        results.add(phase(o, "delete", m, persistence, human,
+            (from, to, p) -> removed.add(delete(table, inserted, from, to, p)),
+            (from, to, p, h) -> removed.add(timed(table, inserted, from, to, p, h, REMOVE))).withLoadFactor(table.loadFactor()));
+        check(removed.sum() == m, "delete removed " + removed.sum() + " of " + m + " keys");
+        TableStats stats = table.stats();
+        human.printf("  table: %,d records, %,d slots, load factor %.3f, pool %,d bytes; %s%n",
+            stats.size(), stats.slots(), stats.loadFactor(), stats.poolBytes(), stats.details());
+      } finally {
+        table.close();
       }
-      long[] inserted = Keys.range(o.seed(), n, n + m);
-      long[] absent = Keys.range(o.seed(), n + m, n + 2 * m);
-      results.add(phase(o, "insert", m, persistence, human,
-          (from, to, p) -> insert(table, inserted, from, to, p),
-          (from, to, p, h) -> timed(table, inserted, from, to, p, h, PUT)).withLoadFactor(table.loadFactor()));
-      if (file && Files.size(o.file()) <= (8L << 30)) {
-        // What a kill -9 would leave: the file as it is while the table is open.
-        Files.copy(o.file(), crashCopy, StandardCopyOption.REPLACE_EXISTING);
-        copied = true;
-      } else if (file && o.freshOpen()) {
-        human.printf("  --fresh-open: no crash copy of a pool above 8 GiB, so no reopen in a new JVM%n");
-      }
-      LongAdder found = new LongAdder();
-      results.add(phase(o, "search+", m, persistence, human,
-          (from, to, p) -> found.add(search(table, inserted, true, from, to, p)),
-          (from, to, p, h) -> found.add(timed(table, inserted, from, to, p, h, FOUND))).withLoadFactor(table.loadFactor()));
-      check(found.sum() == m, "positive search found " + found.sum() + " of " + m + " keys with their values");
-      found.reset();
-      results.add(phase(o, "search-", m, persistence, human,
-          (from, to, p) -> found.add(search(table, absent, false, from, to, p)),
-          (from, to, p, h) -> found.add(timed(table, absent, from, to, p, h, ANY))).withLoadFactor(table.loadFactor()));
-      check(found.sum() == 0, "negative search found " + found.sum() + " keys that were never inserted");
-      LongAdder removed = new LongAdder();
-      results.add(phase(o, "delete", m, persistence, human,
-          (from, to, p) -> removed.add(delete(table, inserted, from, to, p)),
-          (from, to, p, h) -> removed.add(timed(table, inserted, from, to, p, h, REMOVE))).withLoadFactor(table.loadFactor()));
-      check(removed.sum() == m, "delete removed " + removed.sum() + " of " + m + " keys");
-      TableStats stats = table.stats();
-      human.printf("  table: %,d records, %,d slots, load factor %.3f, pool %,d bytes; %s%n",
-          stats.size(), stats.slots(), stats.loadFactor(), stats.poolBytes(), stats.details());
-    } finally {
-      table.close();
-    }
-    if (file) {
-      // One untimed open and close first: this JVM has run create's code, not open's, so the first
-      // open would time class loading and the interpreter, not the library's work, and the two
-      // reopens below would not compare (a new JVM's first open is --fresh-open's measurement).
-      Target.open(o, o.file()).close();
-      long t0 = System.nanoTime();
-      try (Target reopened = Target.open(o, o.file())) {
-        double ms = (System.nanoTime() - t0) / 1e6;
-        human.printf("  reopen after a clean close: %.2f ms (%,d records; the open path run once before, untimed)%n", ms, reopened.size());
-      }
-      if (copied && o.freshOpen()) {
-        // First, while the copy is as a kill left it (the in-process reopen below closes it cleanly).
-        FreshOpen.Result r = FreshOpen.run(o.durability(), crashCopy, o.keyBytes() > 0);
-        human.printf("  reopen after a crash in a new JVM (--fresh-open, %,d records): %.2f ms, after %d ms of JVM start before main%n",
-            r.records(), r.openMillis(), r.jvmMillisBeforeMain());
-        check(r.records() == n + m, "the new JVM found " + r.records() + " records in the crash copy, expected " + (n + m));
-      }
-      if (copied) {
-        t0 = System.nanoTime();
-        try (Target crashed = Target.open(o, crashCopy)) {
+      if (file) {
+        // One untimed open and close first: this JVM has run create's code, not open's, so the first
+        // open would time class loading and the interpreter, not the library's work, and the two
+        // reopens below would not compare (a new JVM's first open is --fresh-open's measurement).
+        Target.open(o, o.file()).close();
+        long t0 = System.nanoTime();
+        try (Target reopened = Target.open(o, o.file())) {
           double ms = (System.nanoTime() - t0) / 1e6;
-          long size = crashed.size();
-          human.printf("  reopen after a crash (copy taken while open, %,d records): %.2f ms%n", size, ms);
-          check(size == n + m, "the crash copy holds " + size + " records, expected " + (n + m));
+          human.printf("  reopen after a clean close: %.2f ms (%,d records; the open path run once before, untimed)%n", ms, reopened.size());
+        }
+        if (copied && o.freshOpen()) {
+          // First, while the copy is as a kill left it (the in-process reopen below closes it cleanly).
+          FreshOpen.Result r = FreshOpen.run(o.durability(), crashCopy, o.keyBytes() > 0);
+          human.printf("  reopen after a crash in a new JVM (--fresh-open, %,d records): %.2f ms, after %d ms of JVM start before main%n",
+              r.records(), r.openMillis(), r.jvmMillisBeforeMain());
+          check(r.records() == n + m, "the new JVM found " + r.records() + " records in the crash copy, expected " + (n + m));
+        }
+        if (copied) {
+          t0 = System.nanoTime();
+          try (Target crashed = Target.open(o, crashCopy)) {
+            double ms = (System.nanoTime() - t0) / 1e6;
+            long size = crashed.size();
+            human.printf("  reopen after a crash (copy taken while open, %,d records): %.2f ms%n", size, ms);
+            check(size == n + m, "the crash copy holds " + size + " records, expected " + (n + m));
+          }
         }
       }
-      if (!o.keep()) {
-        Files.deleteIfExists(o.file());
+      return results;
+    } finally {
+      // also when a phase failed (a full file system, say): the files are the run's own
+      if (file) {
+        if (!o.keep()) {
+          Files.deleteIfExists(o.file());
+        }
+        Files.deleteIfExists(crashCopy);
       }
-      Files.deleteIfExists(crashCopy);
     }
-    return results;
   }
 
   /** A measured phase: timed per operation only with {@code --latency}, so the default loop is unchanged. */
