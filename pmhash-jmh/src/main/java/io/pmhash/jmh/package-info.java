@@ -15,7 +15,8 @@
  *       Dash-EH's pointer mode).
  *   <li>Baselines: {@link io.pmhash.jmh.PersistenceBenchmark} (flush, drain, persist), {@link
  *       io.pmhash.jmh.DowncallBenchmark}, {@link io.pmhash.jmh.HashingBenchmark}, {@link
- *       io.pmhash.jmh.ProbeBenchmark}, {@link io.pmhash.jmh.EpochBenchmark}.
+ *       io.pmhash.jmh.ProbeBenchmark}, {@link io.pmhash.jmh.EpochBenchmark}, {@link
+ *       io.pmhash.jmh.PoolGrowthBenchmark} (one growth of a pool file).
  * </ul>
  *
  * The papers' experiments are {@link io.pmhash.jmh.workload.Experiments}; the charts and {@code
