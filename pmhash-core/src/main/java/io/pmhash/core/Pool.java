@@ -129,7 +129,7 @@ public final class Pool implements AutoCloseable {
    */
   private long[] wordsBeforeOpen;
   private System.Logger.Level openLogLevel = System.Logger.Level.INFO;
-  /** Whether a growth extends the file a step further in the background ({@link PoolOptions#withGrowAhead}); FFM file pools only. */
+  /** Whether the file's next growth step is written ahead on a daemon thread ({@link PoolOptions#withGrowAhead}); FFM file pools only. */
   private boolean growAhead;
   /** Guards {@link #fileExtent} and every change of the file's length after create. */
   private final Object extension = new Object();
@@ -1191,8 +1191,8 @@ public final class Pool implements AutoCloseable {
   }
 
   /**
-   * Makes the file at least {@code target} bytes long with zeros from {@link #fileExtent} ({@link #zeroFill})
-   * (and forcing them, in the modes that force), unless a background extension did it already;
+   * Makes the file at least {@code target} bytes long, zeros from {@link #fileExtent} on ({@link
+   * #zeroFill}; forced in the modes that force), unless a background extension did it already;
    * waits for one in flight (it holds the lock). On failure truncates the file back to the extent
    * it had, which no mapping passes: nothing mapped is cut off.
    */
@@ -1223,8 +1223,8 @@ public final class Pool implements AutoCloseable {
    * {@link #aheadFrom} for a pool of {@code size} bytes: half a step before its end, so that the
    * step is written while the heap still has half a step of room (writing it takes about 0.3 ms
    * per MB on tmpfs, nearly nothing on ext4; filling half a step with records takes about 40 times
-   * longer). Where the
-   * pool ends the file (it is at {@link #maxSize}, or it is not a file of its own), never.
+   * longer). Where the pool ends the file (it is at {@link #maxSize}, or it is not a file of its
+   * own), never.
    */
   private long aheadThreshold(long size) {
     long next = nextSize(size);

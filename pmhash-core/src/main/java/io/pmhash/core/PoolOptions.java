@@ -262,13 +262,14 @@ public final class PoolOptions {
    * that a full file system is reported then, as {@link PoolFullException}, and not as a fault on a
    * later store; zeros written where the file system has no {@code fallocate}): on tmpfs about
    * 15 ms at 200 MB and 55 ms at 1 GB (the kernel clears the pages), all of it inside the one
-   * operation that needed the room; on ext4 well under a millisecond. With this on (the default), once the heap is within half a
-   * step of the pool's end a daemon thread writes the step, and the growth finds it written and
-   * takes only the mapping. The cost: from then until that growth the file is one step (a quarter)
-   * longer than the pool, and a reopen in between maps the whole file. Off, every growth writes
-   * in the thread that needs it, and the file is never longer than the pool. Ignored
-   * by pools without a file of their own ({@link Durability#VOLATILE}, the llpl backend). The
-   * default is on unless the system property {@code pmhash.pool.growAhead} is {@code false}.
+   * operation that needed the room; on ext4 well under a millisecond. With this on (the
+   * default), once the heap is within half a step of the pool's end a daemon thread extends the
+   * file by the step, and the growth finds it done and takes only the mapping. The cost: from then
+   * until that growth the file is one step (a quarter) longer than the pool, and a reopen in
+   * between maps the whole file. Off, every growth extends the file in the thread that needs it,
+   * and the file is never longer than the pool. Ignored by pools without a file of their own
+   * ({@link Durability#VOLATILE}, the llpl backend). The default is on unless the system property
+   * {@code pmhash.pool.growAhead} is {@code false}.
    *
    * @param on whether to extend ahead
    * @return a copy with this setting
