@@ -1249,13 +1249,21 @@ public final class Pool implements AutoCloseable {
     if (extender != null && extender.isAlive()) {
       return; // the last step's, still writing: this step's growth writes in its own thread
     }
-    extender = Thread.ofPlatform().daemon().name("pmhash-pool-extend").start(() -> {
+    // a class, not a lambda: the first lambda of a call site costs its bootstrap (milliseconds),
+    // and this runs inside the operation that crossed the threshold
+    extender = Thread.ofPlatform().daemon().name("pmhash-pool-extend").start(new Extension(this, target));
+  }
+
+  /** The body of {@link #extendAhead}'s thread. */
+  private record Extension(Pool pool, long target) implements Runnable {
+    @Override
+    public void run() {
       try {
-        extendFile(target);
+        pool.extendFile(target);
       } catch (IOException | RuntimeException e) {
-        LOG.log(System.Logger.Level.DEBUG, "pmhash pool " + describeWhere() + ": extending ahead to " + target + " bytes failed (the next growth retries in its own thread): " + e);
+        LOG.log(System.Logger.Level.DEBUG, "pmhash pool " + pool.describeWhere() + ": extending ahead to " + target + " bytes failed (the next growth retries in its own thread): " + e);
       }
-    });
+    }
   }
 
   /** Waits for a background extension to finish before the file is closed under it. Caller holds this pool's monitor. */
