@@ -185,6 +185,51 @@ class PoolTest {
   }
 
   @Test
+  void threadsGrowingTogetherWhileStepsAreWrittenAheadKeepEveryWord() throws Exception {
+    Path file = dir.resolve("a.pool");
+    int threads = 4;
+    int perThread = 300;
+    long stride = 16 << 10; // each request asks for 16 KiB more: many thresholds and growths
+    long first = 1 << 20;
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    try (Pool p = Pool.create(file, OPTIONS)) {
+      CountDownLatch start = new CountDownLatch(1);
+      Thread[] workers = new Thread[threads];
+      for (int t = 0; t < threads; t++) {
+        int id = t;
+        workers[t] = new Thread(() -> {
+          try {
+            start.await();
+            for (int i = 0; i < perThread; i++) {
+              long end = first + (long) (i * threads + id + 1) * stride;
+              p.ensureSize(end);
+              p.memory().set(ValueLayout.JAVA_LONG, end - 8, end); // memory() after the growth covers it
+            }
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+          }
+        });
+        workers[t].start();
+      }
+      start.countDown();
+      for (Thread w : workers) {
+        w.join();
+      }
+      if (failure.get() != null) {
+        throw new AssertionError("a growing thread failed", failure.get());
+      }
+    } // close waits for the last extension
+    long last = first + (long) threads * perThread * stride;
+    assertTrue(Files.size(file) >= last, "the file holds every request: " + Files.size(file));
+    try (Pool p = Pool.open(file, OPTIONS)) {
+      assertEquals(Files.size(file), p.size(), "the reopen maps the whole file");
+      for (long end = first + stride; end <= last; end += stride) {
+        assertEquals(end, p.memory().get(ValueLayout.JAVA_LONG, end - 8), "the word at " + (end - 8));
+      }
+    }
+  }
+
+  @Test
   void nothingIsWrittenAheadWhenGrowingAheadIsOff() throws Exception {
     Path file = dir.resolve("a.pool");
     try (Pool p = Pool.create(file, OPTIONS.withGrowAhead(false))) {
