@@ -66,7 +66,7 @@ public class GroupRecoveryBenchmark {
    */
   @Setup(Level.Trial)
   public void crashImage() throws IOException {
-    Path dir = Path.of(System.getProperty("pmhash.jmh.dir", System.getProperty("java.io.tmpdir")));
+    Path dir = TableBenchmark.poolDirectory();
     long cells = ((long) tableMiB << 20) / 32;
     Path file = Files.createTempFile(dir, "group-recovery", ".pool");
     Files.delete(file);

@@ -130,7 +130,7 @@ public abstract class MapBenchmark {
     if (!keys.equals("uniform") && !keys.equals("zipfian")) {
       throw new IllegalArgumentException("keys " + keys + " is not a distribution; use uniform or zipfian");
     }
-    Path parent = Path.of(System.getProperty("pmhash.jmh.dir", System.getProperty("java.io.tmpdir")));
+    Path parent = TableBenchmark.poolDirectory();
     dir = Files.createTempDirectory(parent, "pmhash-jmh-");
     try {
       store = open(dir);

@@ -86,7 +86,7 @@ public class OpenBenchmark {
    */
   @Setup(Level.Trial)
   public void create() throws Exception {
-    Path parent = Path.of(System.getProperty("pmhash.jmh.dir", System.getProperty("java.io.tmpdir")));
+    Path parent = TableBenchmark.poolDirectory();
     dir = Files.createTempDirectory(parent, "pmhash-jmh-open-");
     file = dir.resolve(table + ".pool");
     if (pointer()) {

@@ -60,7 +60,7 @@ public class PoolGrowthBenchmark {
   /** Makes the directory of the trial's pools; JMH calls this. */
   @Setup(Level.Trial)
   public void makeDirectory() throws IOException {
-    Path parent = Path.of(System.getProperty("pmhash.jmh.dir", System.getProperty("java.io.tmpdir")));
+    Path parent = TableBenchmark.poolDirectory();
     dir = Files.createTempDirectory(parent, "pmhash-jmh-growth-");
     file = dir.resolve("grow.pool");
     System.out.println("# pools in " + dir + " on " + Files.getFileStore(dir).type());

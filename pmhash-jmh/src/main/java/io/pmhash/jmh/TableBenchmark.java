@@ -70,6 +70,14 @@ public class TableBenchmark extends MapBenchmark {
   }
 
   /**
+   * Where the benchmarks that make pool files of their own make them: {@code -Dpmhash.jmh.dir},
+   * else {@code java.io.tmpdir} (tmpfs or disk decides what a growth or an open costs).
+   */
+  static Path poolDirectory() {
+    return Path.of(System.getProperty("pmhash.jmh.dir", System.getProperty("java.io.tmpdir")));
+  }
+
+  /**
    * The options of a benchmark's pool: the scheme, mode and backend, and the initial size (0: the
    * default, except on llpl, whose pool cannot grow: 1 GiB there).
    */
