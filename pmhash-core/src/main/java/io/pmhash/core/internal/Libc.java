@@ -20,7 +20,7 @@ import java.util.Locale;
  * fallocate} for a growing pool file ({@link #allocateFileSpace}). Linux only; elsewhere {@link
  * #available()} is false.
  */
-@SuppressWarnings("restricted") // binds libc mmap/munmap/madvise with their exact C signatures
+@SuppressWarnings("restricted") // binds libc mmap/munmap/madvise/open/fstat/fallocate/close with their exact C signatures
 public final class Libc {
   private Libc() {}
 
