@@ -291,12 +291,20 @@ public final class DashEhTable implements LongHashTable {
    * (recovered or made in the session that closed cleanly, so no structural change of it is in
    * flight) must be NORMAL and cover exactly the entries that name it; one left unrecovered by an
    * earlier crash may be in any state its lazy recovery repairs. Then the side-link chain from
-   * entry 0: every link an allocated segment block, no loop ({@link Damage#walkChain}). Routing
-   * ({@link #locate}) follows nothing else, so after this it can neither leave the heap nor loop.
+   * entry 0: every link an allocated segment block, no loop. Routing ({@link #locate}) follows
+   * nothing else, so after this it can neither leave the heap nor loop.
+   *
+   * <p>The chain is checked with the directory when it can be ({@link SideLinks}): when no split
+   * or merge was left in flight, it is exactly the directory's segments in order, which the
+   * directory pass has just checked, so one comparison per segment proves it. Otherwise it is
+   * walked node by node ({@link Damage#walkChain}), as it always was before: in a fresh JVM that
+   * walk was half of a 10M-record open's checks (docs/persistence.md, "What an open costs").
    */
   private static void validateStructure(Pool pool, long dir, long segBytes, long gv) {
     boolean clean = pool.lastShutdownClean();
+    SideLinks links = new SideLinks();
     ExtendibleDirectory.validate(pool, pool.schemeAllocator(), dir, segBytes, (m, seg, first, count, g) -> {
+      links.next(seg, (long) LONG.getAcquire(m, seg + SEG_SIDE));
       long shape = shapeAcquire(m, seg);
       int state = stateOf(shape);
       if (state > MERGED) {
@@ -311,10 +319,44 @@ public final class DashEhTable implements LongHashTable {
       }
       return null;
     }, DashEhProvider.NAME);
+    if (links.followTheDirectory()) {
+      return;
+    }
     MemorySegment m = pool.memory();
     long first = (long) LONG.getAcquire(m, dir + DIR_ENTRIES);
     Damage.walkChain(pool, pool.schemeAllocator(), first, seg -> (long) LONG.getAcquire(m, seg + SEG_SIDE), segBytes, 64,
         "dash-eh side-link chain");
+  }
+
+  /**
+   * Whether the side-link chain from entry 0 is the directory's runs of entries in order: the
+   * runs' segments are s0, s1, ..., s(R-1) (a segment may name two runs if the pool is damaged),
+   * {@link #next} is given each run's segment and its side link in that order, and the chain is
+   * them when side(sk) = s(k+1) for every k and side(s(R-1)) = 0. Then every chain node is a
+   * segment the directory pass checked (an allocated block), and the chain has no loop: were
+   * si = sj with i &lt; j, their equal side links would make s(i+1) = s(j+1) and so on up to
+   * s(R-1-(j-i)) = s(R-1), whose side links would be s(R-(j-i)), a directory entry and not 0, and
+   * 0. Anything else (a split or merge left in flight by a crash, damage) answers false, and the
+   * chain is walked node by node.
+   */
+  static final class SideLinks {
+    /** Whether a run was given; no sentinel in {@link #expected}: a damaged link may hold any value. */
+    private boolean started;
+    /** The side link of the last run's segment. */
+    private long expected;
+    private boolean matching = true;
+
+    void next(long seg, long side) {
+      if (started && expected != seg) {
+        matching = false;
+      }
+      started = true;
+      expected = side;
+    }
+
+    boolean followTheDirectory() {
+      return matching && expected == 0;
+    }
   }
 
   private static UncheckedIOException corrupt(String message) {

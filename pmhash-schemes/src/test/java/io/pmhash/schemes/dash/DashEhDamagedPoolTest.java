@@ -2,6 +2,7 @@ package io.pmhash.schemes.dash;
 
 import static io.pmhash.schemes.contract.DamagedPools.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -99,6 +100,61 @@ class DashEhDamagedPoolTest {
     long last = t.segments()[t.segments().length - 1];
     poke64(t.file(), last + DashLayout.SEG_SIDE, t.segments()[1]);
     assertRefusedUnchanged(t.file(), "dash-eh side-link chain loops");
+  }
+
+  /**
+   * A damaged link in the middle of the chain, the last link still 0: open checks the chain with
+   * the directory when every link names the next run's segment, and this one does not, so the
+   * chain is walked and the link refused (a check that looked only at the last link would let
+   * routing follow it).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"outside the heap", "not an allocated block"})
+  void aSideLinkInTheMiddleOfTheChainIsRefusedAtOpen(String problem) throws Exception {
+    Table t = table("middle.pool");
+    long bad = problem.equals("outside the heap") ? 1L << 40 : t.segments()[2] + 64 * 5;
+    poke64(t.file(), t.segments()[1] + DashLayout.SEG_SIDE, bad);
+    assertRefusedUnchanged(t.file(), "dash-eh side-link chain node 2", "offset " + bad, problem);
+  }
+
+  /**
+   * A chain that skips a segment the directory names (as a merge left in flight leaves it, the
+   * right buddy still in the directory) is not the directory's order, so it is walked node by
+   * node, as before; it is no damage, and the table opens with every record.
+   */
+  @Test
+  void aChainThatSkipsASegmentIsWalkedAndAccepted() throws Exception {
+    Table t = table("skip.pool");
+    poke64(t.file(), t.segments()[0] + DashLayout.SEG_SIDE, t.segments()[2]);
+    try (LongHashTable open = PmHash.open(t.file(), reopen())) {
+      for (int i = 0; i < 3_000; i++) {
+        assertEquals(i, open.get(key(i), -1), "key " + i);
+      }
+    }
+  }
+
+  /**
+   * What open concludes from the side links it reads with the directory's runs: only a chain that
+   * is the runs' segments in order, ending in 0, is taken as checked; a segment named by two runs
+   * (a loop: its one side link cannot lead on from both) or a link elsewhere is walked.
+   */
+  @Test
+  void theChainIsTakenAsCheckedOnlyWhenItIsTheDirectorysRunsInOrder() {
+    assertTrue(links(new long[][] {{100, 0}}), "one segment, side 0");
+    assertTrue(links(new long[][] {{100, 200}, {200, 300}, {300, 0}}), "three in order");
+    assertFalse(links(new long[][] {{100, 200}, {200, 100}, {100, 200}}), "a segment in two runs: a loop");
+    assertFalse(links(new long[][] {{100, 200}, {200, 300}, {300, 200}}), "the last link leads back");
+    assertFalse(links(new long[][] {{100, 150}, {200, 300}, {300, 0}}), "a link to a segment no run names");
+    assertFalse(links(new long[][] {{100, 300}, {200, 300}, {300, 0}}), "a link that skips a run");
+    assertFalse(links(new long[][] {{100, -1}, {200, 300}, {300, 0}}), "a link of all ones (found by the fuzz test)");
+  }
+
+  private static boolean links(long[][] runs) {
+    DashEhTable.SideLinks links = new DashEhTable.SideLinks();
+    for (long[] run : runs) {
+      links.next(run[0], run[1]);
+    }
+    return links.followTheDirectory();
   }
 
   @Test
