@@ -298,7 +298,8 @@ public final class DashEhTable implements LongHashTable {
    * or merge was left in flight, it is exactly the directory's segments in order, which the
    * directory pass has just checked, so one comparison per segment proves it. Otherwise it is
    * walked node by node ({@link Damage#walkChain}), as it always was before: in a fresh JVM that
-   * walk was half of a 10M-record open's checks (docs/persistence.md, "What an open costs").
+   * walk was half of a 10M-record open's checks (docs/persistence.md, "What an open costs in a
+   * fresh JVM").
    */
   private static void validateStructure(Pool pool, long dir, long segBytes, long gv) {
     boolean clean = pool.lastShutdownClean();
