@@ -318,10 +318,15 @@ public final class Damage {
    */
   public static int backOff(int attempt, String what) {
     if (!pause(attempt)) {
-      throw corrupt(what + " stayed busy for " + STUCK_LOCK_MILLIS + " ms of retries with no thread releasing it:"
-          + " lock held for ever: damaged pool; restore it from a copy");
+      throw stayedBusy(what);
     }
     return attempt + 1;
+  }
+
+  /** {@link #backOff}'s failure, out of its body: the wait stays a few bytecodes to inline. */
+  private static UncheckedIOException stayedBusy(String what) {
+    return corrupt(what + " stayed busy for " + STUCK_LOCK_MILLIS + " ms of retries with no thread releasing it:"
+        + " lock held for ever: damaged pool; restore it from a copy");
   }
 
   /**
