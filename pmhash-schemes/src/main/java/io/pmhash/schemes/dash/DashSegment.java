@@ -768,8 +768,18 @@ final class DashSegment {
 
   /** @return the records in the segment (sum of bucket counts) */
   long records(MemorySegment m, long seg) {
+    return records(m, seg, Long.MAX_VALUE);
+  }
+
+  /**
+   * The records in the segment, counted only until they pass {@code limit}: a merge's question
+   * ("at most this many?") reads a loaded segment's first few buckets, not all of them.
+   *
+   * @return the sum of the bucket counts if it is at most {@code limit}, else a partial sum above it
+   */
+  long records(MemorySegment m, long seg, long limit) {
     long n = 0;
-    for (int i = 0; i < normal + stash; i++) {
+    for (int i = 0; i < normal + stash && n <= limit; i++) {
       n += DashBucket.count(bitmapAcquire(m, bucket(seg, i)));
     }
     return n;

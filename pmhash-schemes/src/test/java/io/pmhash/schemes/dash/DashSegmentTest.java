@@ -211,4 +211,49 @@ class DashSegmentTest {
     long b = DashSegment.bucket(seg, 30);
     assertEquals(before[(int) (b - seg + OVF_COUNT)], m().get(java.lang.foreign.ValueLayout.JAVA_BYTE, b + OVF_COUNT));
   }
+
+  @Test
+  void aLimitedCountIsExactUpToItsLimitAndAboveItPast() {
+    for (long k : keysFor(40, 9)) {
+      t.put(k, k);
+    }
+    for (long k : keysFor(3, 5)) {
+      t.put(k, k);
+    }
+    assertEquals(14, t.segments.records(m(), seg));
+    assertEquals(14, t.segments.records(m(), seg, 14));
+    assertEquals(14, t.segments.records(m(), seg, 1000));
+    assertTrue(t.segments.records(m(), seg, 13) > 13);
+    assertTrue(t.segments.records(m(), seg, 0) > 0);
+    assertTrue(t.segments.records(m(), seg, 4) > 4); // stops after buckets 3 and 4 (5 records), before 40
+    assertTrue(t.segments.records(m(), seg, 4) < 14);
+  }
+
+  @Test
+  void buddiesMergeAtTheThresholdAndNotOneRecordAbove() {
+    List<Long> keys = new ArrayList<>();
+    SplittableRandom r = new SplittableRandom(7);
+    while (t.splits.get() == 0) {
+      long k = r.nextLong();
+      t.put(k, k);
+      keys.add(k);
+    }
+    long left = t.locate(m(), 0);
+    long right = t.locate(m(), -1L);
+    assertTrue(left != right, "one split gives two buddies");
+    long threshold = t.merge.threshold();
+    while (keys.size() > threshold + 1) {
+      assertTrue(t.remove(keys.remove(keys.size() - 1)));
+    }
+    assertEquals(0, t.merges.get(), "no merge above the threshold, whatever the deletes emptied");
+    t.merge.maybeMerge(left);
+    t.merge.maybeMerge(right);
+    assertEquals(0, t.merges.get(), "threshold + 1 records: no merge");
+    assertTrue(t.remove(keys.remove(keys.size() - 1)));
+    t.merge.maybeMerge(left); // the remove merged already if it emptied a bucket; then this one finds one segment
+    assertEquals(1, t.merges.get(), "threshold records: merged");
+    for (long k : keys) {
+      assertEquals(k, t.get(k, -1));
+    }
+  }
 }
