@@ -354,14 +354,13 @@ final class DashBucket {
     }
   }
 
-  /** Clears every overflow fingerprint, the index, membership, count and flag (plain stores). */
+  /**
+   * Clears every overflow fingerprint, the index, membership, count and flag (two plain stores:
+   * bytes 22..23, then the overflow word at 24, whose bytes 30..31 are the layout's padding,
+   * zero).
+   */
   static void clearOverflow(MemorySegment m, long b) {
-    SHORT.set(m, b + OVF_FP + 2, (short) 0); // fingerprints 16, 17 at 24..25
-    BYTE.set(m, b + OVF_FP, (byte) 0);
-    BYTE.set(m, b + OVF_FP + 1, (byte) 0);
-    BYTE.set(m, b + OVF_BITMAP, (byte) 0);
-    BYTE.set(m, b + OVF_INDEX, (byte) 0);
-    BYTE.set(m, b + OVF_MEMBER, (byte) 0);
-    BYTE.set(m, b + OVF_COUNT, (byte) 0);
+    SHORT.set(m, b + OVF_FP, (short) 0); // overflow fingerprints 14, 15 at 22..23
+    LONG.set(m, b + OVERFLOW_WORD, 0L);
   }
 }

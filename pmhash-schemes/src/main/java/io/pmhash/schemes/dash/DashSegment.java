@@ -745,6 +745,22 @@ final class DashSegment {
     }
   }
 
+  /**
+   * Drops the records in the given slots of every bucket (release stores of bitmaps, no flush):
+   * a split's half that its new segment took. The caller rebuilds the overflow metadata and
+   * persists.
+   *
+   * @param slots per bucket index, a 14-bit mask of the slots to drop
+   */
+  void dropSlots(MemorySegment m, long seg, int[] slots) {
+    for (int i = 0; i < normal + stash; i++) {
+      if (slots[i] != 0) {
+        long b = bucket(seg, i);
+        setBitmapRelease(m, b, restrictTo(bitmap(m, b), ~slots[i]));
+      }
+    }
+  }
+
   /** Flushes the metadata line of every bucket of a segment (no drain). */
   void flushAllMeta(long seg) {
     for (int i = 0; i < normal + stash; i++) {

@@ -68,6 +68,7 @@ final class DashSplit {
     MemorySegment m = pool.memory();
     segs.lockAll(m, seg);
     try {
+      int[] moved;
       long shape = DashSegment.shapeAcquire(m, seg);
       if (shape != expected) {
         return;
@@ -85,7 +86,7 @@ final class DashSplit {
           doubleDirectory();
           table.segmentsAtGlobalDepth = 0;
         }
-        buildAndLink(seg, shape, d, pattern);
+        moved = buildAndLink(seg, shape, d, pattern);
         if (d + 1 == table.globalDepth() && table.segmentsAtGlobalDepth >= 0) {
           table.segmentsAtGlobalDepth += 2;
         }
@@ -93,8 +94,10 @@ final class DashSplit {
         table.directoryLock.unlock();
       }
       m = pool.memory();
-      // step 4: S keeps its half (the records N holds are those the new shape does not cover)
-      segs.dropUncovered(m, seg, shape(d + 1, SPLITTING, 2 * pattern));
+      // step 4: S keeps its half, the slots N did not take: every record of a NORMAL segment is
+      // covered by its shape, so these are the records (d + 1, 2p) covers, which recovery's
+      // dropUncovered keeps, without hashing every key a second time
+      segs.dropSlots(m, seg, moved);
       segs.rebuildOverflow(m, seg);
       segs.flushAllMeta(seg);
       // PERSIST(§4.7 split step 2, "records moved to N are deleted in S"): S holds only its half before its state leaves SPLITTING
@@ -106,8 +109,12 @@ final class DashSplit {
     }
   }
 
-  /** Steps 2–3: build N and link it; S's shape becomes (d + 1, SPLITTING, 2p). */
-  private void buildAndLink(long seg, long shape, int d, long pattern) {
+  /**
+   * Steps 2–3: build N and link it; S's shape becomes (d + 1, SPLITTING, 2p).
+   *
+   * @return per bucket of S, the slots whose records N took (hash bit d from the top set)
+   */
+  private int[] buildAndLink(long seg, long shape, int d, long pattern) {
     SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(segs.bytes);
     MemorySegment m = pool.memory();
     long n = r.offset();
@@ -117,12 +124,14 @@ final class DashSplit {
     LONG.set(m, n + SEG_SHAPE, shape(d + 1, NEW, 2 * pattern + 1));
     LONG.set(m, n + SEG_SIDE, (long) LONG.get(m, seg + SEG_SIDE));
     LONG.set(m, n + SEG_VERSION, table.globalVersion);
+    int[] moved = new int[buckets];
     for (int i = 0; i < buckets; i++) {
       long sb = bucket(seg, i);
       long nb = bucket(n, i);
       int bm = bitmap(m, sb);
+      moved[i] = slotsWithHashBit(segs, m, sb, bm, 1L << (63 - d));
       INT.set(m, nb + LOCK, 0);
-      INT.set(m, nb + BITMAP, restrictTo(bm, slotsWithHashBit(segs, m, sb, bm, 1L << (63 - d))));
+      INT.set(m, nb + BITMAP, restrictTo(bm, moved[i]));
     }
     segs.rebuildOverflow(m, n);
     p.flush(n, segs.bytes);
@@ -133,6 +142,7 @@ final class DashSplit {
       // PERSIST(§4.7 split steps 1-2): N is complete and durable (flushed above, ordered by the redo entries' drain) before the step that owns and links it commits
       pub.commit();
     }
+    return moved;
   }
 
   /**
@@ -173,12 +183,11 @@ final class DashSplit {
    * @return a 14-bit slot mask
    */
   static int slotsWithHashBit(DashSegment segs, MemorySegment m, long b, int bitmap, long hashBit) {
+    int bit = Long.numberOfTrailingZeros(hashBit);
     int out = 0;
     for (int a = allocated(bitmap); a != 0; a &= a - 1) {
       int slot = Integer.numberOfTrailingZeros(a);
-      if ((segs.hashAt(m, b, slot) & hashBit) != 0) {
-        out |= 1 << slot;
-      }
+      out |= (int) (segs.hashAt(m, b, slot) >>> bit & 1) << slot; // no branch: the bit is a coin toss
     }
     return out;
   }
