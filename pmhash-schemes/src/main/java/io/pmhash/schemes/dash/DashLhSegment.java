@@ -263,6 +263,11 @@ final class DashLhSegment {
     for (int i = 0; i < segs.normal + segs.stash; i++) {
       dropUncoveredIn(m, bucket(seg, i), shape);
     }
+    dropUncoveredInChain(m, seg, shape);
+  }
+
+  /** {@link #dropUncovered} for the segment's chained buckets only. */
+  void dropUncoveredInChain(MemorySegment m, long seg, long shape) {
     for (long node = chainHead(m, seg); node != 0; node = nextNode(m, node)) {
       dropUncoveredIn(m, node + NODE_BUCKET, shape);
     }

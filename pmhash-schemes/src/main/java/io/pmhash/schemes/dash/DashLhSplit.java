@@ -190,11 +190,12 @@ final class DashLhSplit {
       }
       m = pool.memory();
       long nshape = DashSegment.shapeAcquire(m, nseg);
+      int[] moved = null; // n committed before this call (a crash, or a merge's retreat): p drops by hash
       if (DashLayout.stateOf(nshape) != LIVE || DashLayout.patternOf(nshape) != ni) {
-        build(pseg, nseg, ni, d);
+        moved = build(pseg, nseg, ni, d);
         m = pool.memory();
       }
-      finish(m, pseg, pi, d);
+      finish(m, pseg, pi, d, moved);
       table.splits.incrementAndGet();
     } finally {
       DashLhSegment.unlockChain(m, pseg);
@@ -202,8 +203,12 @@ final class DashLhSplit {
     }
   }
 
-  /** Steps 1–2: n built from p's records with hash bit 14 + d, then committed LIVE. */
-  private void build(long pseg, long nseg, long ni, int d) {
+  /**
+   * Steps 1–2: n built from p's records with hash bit 14 + d, then committed LIVE.
+   *
+   * @return per bucket of p (its chain aside), the slots whose records n took
+   */
+  private int[] build(long pseg, long nseg, long ni, int d) {
     MemorySegment m = pool.memory();
     long hashBit = 1L << (SEGMENT_HASH_SHIFT + d);
     int buckets = segs.normal + segs.stash;
@@ -223,6 +228,7 @@ final class DashLhSplit {
     }
     m.asSlice(nseg, SEG_BUCKETS).fill((byte) 0);
     LONG.set(m, nseg + DashLhLayout.SEG_VERSION, table.globalVersion);
+    int[] moved = new int[buckets];
     for (int i = 0; i < buckets; i++) {
       long sb = bucket(pseg, i);
       long nb = bucket(nseg, i);
@@ -230,7 +236,8 @@ final class DashLhSplit {
       if (!touched) {
         INT.set(m, nb + LOCK, 0);
       }
-      INT.set(m, nb + BITMAP, restrictTo(bm, DashSplit.slotsWithHashBit(segs, m, sb, bm, hashBit)));
+      moved[i] = DashSplit.slotsWithHashBit(segs, m, sb, bm, hashBit);
+      INT.set(m, nb + BITMAP, restrictTo(bm, moved[i]));
     }
     segs.rebuildOverflow(m, nseg);
     // p's chained records of n's half: Dash-EH's placement in n (n is invisible: its drains
@@ -279,11 +286,25 @@ final class DashLhSplit {
       // PERSIST(§5.3 split step 2, invariant B): n's buckets and nodes and the N|Next word are durable (flushed above, ordered by the redo entries' drain) before the step that makes n LIVE commits
       pub.commit();
     }
+    return moved;
   }
 
-  /** Steps 3–4: p keeps its half; its depth becomes d + 1. Idempotent. */
-  private void finish(MemorySegment m, long pseg, long pi, int d) {
-    lh.dropUncovered(m, pseg, shape(d + 1, LIVE, pi)); // the records with hash bit 14 + d
+  /**
+   * Steps 3–4: p keeps its half; its depth becomes d + 1. Idempotent.
+   *
+   * @param moved the slots of p's buckets that {@link #build} gave n, or null (n was built
+   *     before): every record of a LIVE segment is covered by its shape, so the records of p's
+   *     buckets that n took are exactly those (d + 1, pi) does not cover, and are dropped without
+   *     hashing their keys again; the chain's, and all of them when null, by their hash
+   */
+  private void finish(MemorySegment m, long pseg, long pi, int d, int[] moved) {
+    long kept = shape(d + 1, LIVE, pi); // p's records without hash bit 14 + d
+    if (moved != null) {
+      segs.dropSlots(m, pseg, moved);
+      lh.dropUncoveredInChain(m, pseg, kept);
+    } else {
+      lh.dropUncovered(m, pseg, kept);
+    }
     lh.rebuildOverflow(m, pseg);
     segs.flushAllMeta(pseg);
     lh.flushChainMeta(m, pseg);
