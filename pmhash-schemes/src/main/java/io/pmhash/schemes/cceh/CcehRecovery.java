@@ -97,7 +97,7 @@ final class CcehRecovery {
           if (child + SEGMENT_BYTES > m.byteSize() || d < 0 || depthOf(shape) > d + 1) {
             throw CcehTable.corrupt(where + ": cceh segment " + seg + " has an invalid split child " + child);
           }
-          table.split.finish(m, seg, child, d, patternOf(childShape) >>> 1);
+          table.split.finish(m, seg, child, d, patternOf(childShape) >>> 1, null);
           finished++;
         }
       }

@@ -84,7 +84,7 @@ final class CcehSplit {
       SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(SEGMENT_BYTES);
       m = pool.memory();
       long n = r.offset();
-      build(m, seg, n, d, pattern);
+      long[] moving = build(m, seg, n, d, pattern);
       table.directoryLock.lock();
       try {
         // step 2: the global depth is durably at least d + 1 before the split shows anywhere
@@ -98,7 +98,7 @@ final class CcehSplit {
           // PERSIST(§3.4 split, invariant II): N is complete and flushed (ordered by the redo entries' drain) before the step that owns and links it commits
           pub.commit();
         }
-        finish(m, seg, n, d, pattern);
+        finish(m, seg, n, d, pattern, moving);
       } finally {
         table.directoryLock.unlock();
       }
@@ -109,32 +109,42 @@ final class CcehSplit {
     }
   }
 
-  /** Step 1: N holds S's records of the right half, in the same slots. */
-  private void build(MemorySegment m, long seg, long n, int d, long pattern) {
+  /**
+   * Step 1: N holds S's records of the right half, in the same slots: those with hash bit d
+   * (from the top) set, as every record of S is covered by S's shape (d, pattern) while no split
+   * of S is in flight (S's write lock is held, and recovery finished any split at open).
+   *
+   * @return per bitmap word of S, the slots N took
+   */
+  private long[] build(MemorySegment m, long seg, long n, int d, long pattern) {
     MemorySegment.copy(m, seg + SEG_PAIRS, m, n + SEG_PAIRS, SEGMENT_BYTES - SEG_PAIRS);
     m.asSlice(n, SEG_PAIRS).fill((byte) 0);
-    long right = 2 * pattern + 1;
+    long[] moving = new long[BITMAP_WORDS];
+    int bit = 63 - d;
     for (int w = 0; w < BITMAP_WORDS; w++) {
       long bits = CcehSegment.bitmapWord(m, seg, w);
-      long moving = 0;
+      long taken = 0;
       for (long b = bits; b != 0; b &= b - 1) {
-        int slot = 64 * w + Long.numberOfTrailingZeros(b);
-        if (prefix(Hashing.hash(CcehSegment.key(m, seg, slot)), d + 1) == right) {
-          moving |= 1L << slot;
-        }
+        int slot = Long.numberOfTrailingZeros(b);
+        taken |= (Hashing.hash(CcehSegment.key(m, seg, 64 * w + slot)) >>> bit & 1) << slot; // no branch: a coin toss
       }
-      LONG.set(m, n + SEG_BITMAP + 8L * w, moving);
+      moving[w] = taken;
+      LONG.set(m, n + SEG_BITMAP + 8L * w, taken);
     }
-    LONG.set(m, n + SEG_SHAPE, shape(d + 1, right));
+    LONG.set(m, n + SEG_SHAPE, shape(d + 1, 2 * pattern + 1));
     p.flush(n, SEGMENT_BYTES);
+    return moving;
   }
 
   /**
    * Steps 4–6 for S (depth d, pattern p before the split) and its split child N. Idempotent:
    * recovery runs it for every segment whose split child is set. The caller holds the directory
    * lock (or is recovery, alone).
+   *
+   * @param moving the slots {@link #build} gave N, per bitmap word, which S drops; or null
+   *     (recovery): S keeps the records whose hash has its new pattern
    */
-  void finish(MemorySegment m, long seg, long n, int d, long pattern) {
+  void finish(MemorySegment m, long seg, long n, int d, long pattern, long[] moving) {
     ExtendibleDirectory.redirect(m, p, table.directory(m), seg, n, d + 1, 2 * pattern + 1);
     // PERSIST(§3.4 split step 4, invariant I): N's entries name N durably before S's shape gives up N's half
     p.drain();
@@ -142,13 +152,7 @@ final class CcehSplit {
     for (int w = 0; w < BITMAP_WORDS; w++) {
       long off = seg + SEG_BITMAP + 8L * w;
       long bits = (long) LONG.get(m, off);
-      long keep = bits;
-      for (long b = bits; b != 0; b &= b - 1) {
-        int slot = 64 * w + Long.numberOfTrailingZeros(b);
-        if (prefix(Hashing.hash(CcehSegment.key(m, seg, slot)), d + 1) != left) {
-          keep &= ~(1L << slot);
-        }
-      }
+      long keep = moving != null ? bits & ~moving[w] : covered(m, seg, w, bits, d + 1, left);
       if (keep != bits) {
         LONG.setRelease(m, off, keep);
       }
@@ -161,6 +165,18 @@ final class CcehSplit {
     p.flush(seg + SEG_CHILD, 8);
     // PERSIST(§3.4 split step 6): the split is done; nothing is left for recovery
     p.drain();
+  }
+
+  /** @return the slots of bitmap word {@code w} whose records' hashes have {@code pattern} at {@code depth} */
+  private static long covered(MemorySegment m, long seg, int w, long bits, int depth, long pattern) {
+    long keep = bits;
+    for (long b = bits; b != 0; b &= b - 1) {
+      int slot = 64 * w + Long.numberOfTrailingZeros(b);
+      if (prefix(Hashing.hash(CcehSegment.key(m, seg, slot)), depth) != pattern) {
+        keep &= ~(1L << slot);
+      }
+    }
+    return keep;
   }
 
   /** Doubles the directory ({@link ExtendibleDirectory#doubleInto}); the caller holds the directory lock. */

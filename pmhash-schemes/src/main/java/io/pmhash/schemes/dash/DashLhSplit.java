@@ -190,7 +190,7 @@ final class DashLhSplit {
       }
       m = pool.memory();
       long nshape = DashSegment.shapeAcquire(m, nseg);
-      int[] moved = null; // n committed before this call (a crash, or a merge's retreat): p drops by hash
+      int[] moved = null; // n committed before a crash that left p unfinished: p drops by hash
       if (DashLayout.stateOf(nshape) != LIVE || DashLayout.patternOf(nshape) != ni) {
         moved = build(pseg, nseg, ni, d);
         m = pool.memory();
