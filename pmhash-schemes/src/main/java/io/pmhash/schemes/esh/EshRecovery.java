@@ -128,7 +128,7 @@ final class EshRecovery {
       }
       table.directoryLock.lock();
       try {
-        table.split.finish(seg, child, depthOf(childShape) - 1, patternOf(childShape) >>> 1);
+        table.split.finish(seg, child, depthOf(childShape) - 1, patternOf(childShape) >>> 1, null, null);
       } finally {
         table.directoryLock.unlock();
       }

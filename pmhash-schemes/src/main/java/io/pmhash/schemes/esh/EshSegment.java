@@ -425,6 +425,16 @@ final class EshSegment {
    * Idempotent; the caller has the segment to itself.
    */
   void rebuild(MemorySegment m, long seg, int depth, long pattern) {
+    rebuild(m, seg, depth, pattern, null, null);
+  }
+
+  /**
+   * {@link #rebuild(MemorySegment, long, int, long)} for a split's old half, whose records'
+   * hashes the split has: {@code moved} (per bucket, the slots whose records the new half took)
+   * are dropped and the others keep their hashes from {@code hashes} ({@code i * pairs + slot}),
+   * or, both null, every record is hashed and kept if {@code (depth, pattern)} covers it.
+   */
+  void rebuild(MemorySegment m, long seg, int depth, long pattern, int[] moved, long[] hashes) {
     int[] oc = new int[buckets];
     long[] ofrb = new long[buckets];
     int[] alloc = new int[buckets];
@@ -433,15 +443,20 @@ final class EshSegment {
     for (int i = 0; i < buckets; i++) {
       long b = bucket(seg, i);
       long c = (long) LONG.get(m, b + COMMIT);
-      int a = alloc(c) & allSlots;
+      int a = alloc(c) & allSlots & (moved != null ? ~moved[i] : -1);
       int f = 0;
       long fp = 0;
       for (int s = a; s != 0; s &= s - 1) {
         int slot = Integer.numberOfTrailingZeros(s);
-        long h = Hashing.hash(key(m, b, slot));
-        if (ExtendibleDirectory.prefix(h, depth) != pattern) {
-          a &= ~(1 << slot); // a record the segment's shape no longer covers: a split moved it
-          continue;
+        long h;
+        if (hashes != null) {
+          h = hashes[i * pairs + slot];
+        } else {
+          h = Hashing.hash(key(m, b, slot));
+          if (ExtendibleDirectory.prefix(h, depth) != pattern) {
+            a &= ~(1 << slot); // a record the segment's shape no longer covers: a split moved it
+            continue;
+          }
         }
         fp = withFingerprint(fp, slot, fingerprint(h));
         int home = bucketIndex(h);

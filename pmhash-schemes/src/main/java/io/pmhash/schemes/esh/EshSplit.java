@@ -77,7 +77,9 @@ final class EshSplit {
       SchemeAllocator.Reserved r = pool.schemeAllocator().reserve(segs.bytes);
       m = pool.memory();
       long n = r.offset();
-      build(m, seg, n, d, pattern);
+      int[] moved = new int[segs.buckets];
+      long[] hashes = new long[segs.buckets * segs.pairs];
+      build(m, seg, n, d, pattern, moved, hashes);
       table.directoryLock.lock();
       try {
         // step 2: the global depth is durably at least d + 1 before the split shows anywhere
@@ -91,7 +93,7 @@ final class EshSplit {
           // PERSIST(§4.3.5 split, invariant II): N is complete and flushed (ordered by the redo entries' drain) before the step that owns and links it commits
           pub.commit();
         }
-        finish(seg, n, d, pattern);
+        finish(seg, n, d, pattern, moved, hashes);
       } finally {
         table.directoryLock.unlock();
       }
@@ -101,8 +103,12 @@ final class EshSplit {
     }
   }
 
-  /** Step 1: N holds S's records of the right half, placed afresh. */
-  private void build(MemorySegment m, long seg, long n, int d, long pattern) {
+  /**
+   * Step 1: N holds S's records of the right half, placed afresh. Fills {@code moved} (per
+   * bucket of S, the slots of the records N took) and {@code hashes} (slot {@code s} of bucket
+   * {@code i}: the hash of its key at {@code i * pairs + s}), so that step 5 hashes no key again.
+   */
+  private void build(MemorySegment m, long seg, long n, int d, long pattern, int[] moved, long[] hashes) {
     m.asSlice(n, segs.bytes).fill((byte) 0);
     long right = 2 * pattern + 1;
     LONG.set(m, n + SEG_SHAPE, shape(d + 1, right));
@@ -117,8 +123,12 @@ final class EshSplit {
         int slot = Integer.numberOfTrailingZeros(a);
         long key = EshSegment.key(m, b, slot);
         long h = Hashing.hash(key);
-        if (ExtendibleDirectory.prefix(h, d + 1) == right && !segs.place(m, n, key, EshSegment.value(m, b, slot), h)) {
-          throw new IllegalStateException("esh: a split's new half cannot hold the records of its old segment");
+        hashes[i * segs.pairs + slot] = h;
+        if (ExtendibleDirectory.prefix(h, d + 1) == right) {
+          moved[i] |= 1 << slot;
+          if (!segs.place(m, n, key, EshSegment.value(m, b, slot), h)) {
+            throw new IllegalStateException("esh: a split's new half cannot hold the records of its old segment");
+          }
         }
       }
     }
@@ -129,13 +139,19 @@ final class EshSplit {
    * Steps 4–6 for S (depth d, pattern p before the split) and its split child N. Idempotent: the
    * recovery of S runs it when S's split child is set. The caller holds the directory lock (or is
    * recovery, which takes it here) and has S to itself.
+   *
+   * @param moved what {@link #build} gave N, with {@code hashes}, or both null (recovery): S
+   *     then keeps, by their hashes, the records its new shape covers. Every record of S is
+   *     covered by S's shape before the split (S was recovered before it filled up, and is
+   *     locked), so the two are the same records.
+   * @param hashes the hashes of S's records from {@link #build}, or null
    */
-  void finish(long seg, long n, int d, long pattern) {
+  void finish(long seg, long n, int d, long pattern, int[] moved, long[] hashes) {
     MemorySegment m = pool.memory(); // covers a directory published after the caller's mapping
     ExtendibleDirectory.redirect(m, p, table.directory(m), seg, n, d + 1, 2 * pattern + 1);
     // PERSIST(§4.3.5 split step 4, invariant I): N's entries name N durably before S's shape gives up N's half
     p.drain();
-    segs.rebuild(m, seg, d + 1, 2 * pattern);
+    segs.rebuild(m, seg, d + 1, 2 * pattern, moved, hashes);
     LONG.setRelease(m, seg + SEG_SHAPE, shape(d + 1, 2 * pattern));
     p.flush(seg + SEG_SHAPE, 8);
     // PERSIST(§4.3.5 split step 5): S holds only its half at depth d + 1, with exact metadata, durably before the split child that makes recovery redo steps 4-5 is cleared
