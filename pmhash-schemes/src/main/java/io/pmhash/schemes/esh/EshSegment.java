@@ -419,10 +419,11 @@ final class EshSegment {
   }
 
   /**
-   * Rebuilds every bucket's metadata from its records (recovery and splits): fingerprints from the
-   * keys, MC and OB from the membership, and OC and OFRB exactly from the foreign records' homes.
-   * Only the slots {@code keep} accepts stay members. Flushes every bucket's metadata; no drain.
-   * Idempotent; the caller has the segment to itself.
+   * Rebuilds every bucket's metadata from its records (recovery, and a split finished by it):
+   * fingerprints from the keys' hashes, MC and OB from the membership, and OC and OFRB exactly
+   * from the foreign records' homes. Only the records {@code (depth, pattern)} covers stay
+   * members. Flushes every bucket's metadata; no drain. Idempotent; the caller has the segment to
+   * itself.
    */
   void rebuild(MemorySegment m, long seg, int depth, long pattern) {
     rebuild(m, seg, depth, pattern, null, null);
