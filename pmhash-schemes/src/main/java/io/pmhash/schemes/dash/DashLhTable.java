@@ -317,13 +317,13 @@ public final class DashLhTable implements LongHashTable {
   }
 
   /**
-   * {@link #locate} for readers and writers, its common case by address: {@code N|Next}, the directory entry,
-   * the segment's shape and recovery version read through {@link UncheckedMemory} (the header and
-   * the segment checked against {@code m}); anything unusual (an array not allocated, a segment
-   * beyond the mapping, a shape other than the one asked for, a segment still to recover) goes to
-   * {@link #locate}, checked, so a writer gets what {@code locate} would give it (a due split
-   * done, a segment recovered, or -1 to route again). {@code base} is the address of {@code m},
-   * live ({@link UncheckedMemory#base}).
+   * {@link #locate} for readers and writers, its common case by address: {@code N|Next}, the
+   * directory entry, the segment's shape and recovery version read through {@link
+   * UncheckedMemory} (the header and the segment checked against {@code m}); anything unusual (an
+   * array not allocated, a segment beyond the mapping, a shape other than the one asked for, a
+   * segment still to recover) goes to {@link #locate}, checked, so a writer gets what {@code
+   * locate} would give it (a due split done, a segment recovered, or -1 to route again). {@code
+   * base} is the address of {@code m}, live ({@link UncheckedMemory#base}).
    */
   private long locateAt(MemorySegment m, long base, long h) {
     long w = UncheckedMemory.getLong(base + header + HDR_N_NEXT);
@@ -585,8 +585,9 @@ public final class DashLhTable implements LongHashTable {
     try {
       for (;;) {
         MemorySegment m = pool.memory();
-        // the readers' route by address (its checks, and locate for anything unusual): the
-        // checked locate made inserts and deletes 20-25 % slower (docs/format/dash-lh.md)
+        // the readers' route by address (its checks, and locate for anything unusual): through
+        // the checked locate, inserts and deletes were about 10 % slower at the median of six
+        // JVMs each (docs/format/dash-lh.md, "Writers' persist cost, and their route")
         long seg = locateAt(m, UncheckedMemory.base(m), h);
         if (seg < 0) {
           continue;
