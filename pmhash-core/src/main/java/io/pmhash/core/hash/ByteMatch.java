@@ -40,6 +40,8 @@ public final class ByteMatch {
   private static final long NIBBLE_ONES = 0x1111111111111111L;
   /** 0x7 in every nibble. */
   private static final long LOW3 = 0x7777777777777777L;
+  /** 0x80 in every byte. */
+  private static final long HIGHS = 0x8080808080808080L;
   /** Moves bit 8i of a word of 0/1 bytes to bit 56 + i: the gather of {@link #zeroBytes}. */
   private static final long GATHER = 0x0102040810204080L;
 
@@ -65,13 +67,45 @@ public final class ByteMatch {
   }
 
   /**
+   * The short test for zero bytes, {@code (x - 0x01..01) & ~x & 0x80..80}: three instructions
+   * against {@link #zeroByteFlags}'s five, for a first test before the exact one where most words
+   * hold no zero byte (a search for an absent key compares fingerprints that nearly never match).
+   * A borrow out of a zero byte may flag the bytes above it falsely, never a byte below it, so:
+   * the result is 0 iff {@code x} has no zero byte; its lowest flag is the lowest zero byte's; and,
+   * masked to the low {@code k} bytes ({@code 0x80} in each of bytes {@code 0..k-1}), it is 0 iff
+   * none of those bytes is zero (a false flag among them has a true zero below it, also among
+   * them). A falsely flagged byte is one equal to 0x01 directly above a zero byte (or above such a
+   * byte): as candidates for a fingerprint match, whose keys are compared anyway, its flags are
+   * safe to use, one false candidate in about 256 true ones. Any other use needs {@link
+   * #zeroByteFlags}.
+   *
+   * @param x the word
+   * @return bit {@code 8 i + 7} set for the lowest zero byte {@code i} of {@code x}, possibly for
+   *     bytes above it; every other bit clear
+   */
+  public static long lowestZeroByteFlags(long x) {
+    return (x - ONES) & ~x & HIGHS;
+  }
+
+  /**
    * The zero bytes of a word, gathered.
    *
    * @param x the word
    * @return bit {@code i} (0..7) set iff byte {@code i} of {@code x} is zero
    */
   public static int zeroBytes(long x) {
-    return (int) (((zeroByteFlags(x) >>> 7) * GATHER) >>> 56);
+    return gather(zeroByteFlags(x));
+  }
+
+  /**
+   * Flags in place gathered into a mask.
+   *
+   * @param flags bits {@code 8 i + 7} only, as {@link #zeroByteFlags} or {@link
+   *     #lowestZeroByteFlags} return them
+   * @return bit {@code i} (0..7) set iff bit {@code 8 i + 7} of {@code flags} is
+   */
+  public static int gather(long flags) {
+    return (int) (((flags >>> 7) * GATHER) >>> 56);
   }
 
   /**

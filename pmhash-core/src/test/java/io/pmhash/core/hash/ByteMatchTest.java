@@ -78,6 +78,7 @@ class ByteMatchTest {
     assertEquals(spread(expected), ByteMatch.matchFlags(word, pattern), at);
     assertEquals(loop(word, 0), ByteMatch.zeroBytes(word), at);
     assertEquals(spread(loop(word, 0)), ByteMatch.zeroByteFlags(word), at);
+    checkLowest(word ^ pattern, at);
   }
 
   @Test
@@ -129,5 +130,29 @@ class ByteMatchTest {
       assertEquals(nibbleLoop(word, n), ByteMatch.matchNibbleFlags(word, ByteMatch.broadcastNibble(n)),
           String.format("word %016x, nibble %x", word, n));
     }
+  }
+
+  /**
+   * {@link ByteMatch#lowestZeroByteFlags}: its lowest flag is the lowest zero byte's, and masked to
+   * the low k bytes it is 0 iff none of them is zero, for every k (the exact form as reference).
+   */
+  private static void checkLowest(long x, String at) {
+    long exact = ByteMatch.zeroByteFlags(x);
+    long shortForm = ByteMatch.lowestZeroByteFlags(x);
+    assertEquals(Long.lowestOneBit(exact), Long.lowestOneBit(shortForm), at);
+    assertEquals(0, shortForm & ~0x8080_8080_8080_8080L, at);
+    for (int k = 1; k <= 8; k++) {
+      long lanes = 0x8080_8080_8080_8080L >>> (64 - 8 * k);
+      assertEquals((exact & lanes) != 0, (shortForm & lanes) != 0, at + ", low " + k + " bytes");
+    }
+  }
+
+  @Test
+  void theShortFormFlagsBytesAboveAZeroByte() {
+    // byte 0 is zero, byte 1 is 0x01: the borrow flags byte 1 too (why its callers mask from byte 0)
+    long x = 0x0202_0202_0202_0100L;
+    assertEquals(0x80L, ByteMatch.zeroByteFlags(x));
+    assertEquals(0x8080L, ByteMatch.lowestZeroByteFlags(x));
+    checkLowest(x, "word " + Long.toHexString(x));
   }
 }

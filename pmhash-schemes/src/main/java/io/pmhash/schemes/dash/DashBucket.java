@@ -128,40 +128,71 @@ final class DashBucket {
   }
 
   /**
-   * {@link #find} for an optimistic reader through {@link UncheckedMemory}: the bucket at an
-   * absolute address, which the caller has checked lies inside a live mapping; the same loads
-   * (bitmap, the 16 fingerprint bytes, keys where fingerprints match), none checked.
+   * The key in its target bucket {@code a1}, then its probing bucket {@code a2}, for an optimistic
+   * reader through {@link UncheckedMemory}: the buckets at absolute addresses, which the caller has
+   * checked lie inside a live mapping; the loads of {@link #find} (the 16 fingerprint bytes, the
+   * bitmap and keys where fingerprints match), none checked.
    *
-   * @param a the bucket's address
-   * @return the slot, or -1
-   */
-  static int findAt(long a, long key, int fp) {
-    long pattern = ByteMatch.broadcast(fp);
-    int lo = ByteMatch.match(UncheckedMemory.getLong(a + FP), pattern);
-    int hi = ByteMatch.match(UncheckedMemory.getLong(a + FP + 8), pattern);
-    int candidates = (lo | hi << 8) & allocated(UncheckedMemory.getInt(a + BITMAP));
-    while (candidates != 0) {
-      int slot = Integer.numberOfTrailingZeros(candidates);
-      if (UncheckedMemory.getLong(pair(a, slot)) == key) {
-        return slot;
-      }
-      candidates &= candidates - 1;
-    }
-    return -1;
-  }
-
-  /**
-   * {@link #findAt} in a key's target bucket {@code a1}, then its probing bucket {@code a2}.
+   * <p>The fingerprint probe (Dash §4.2) in two steps, so that a bucket without a match costs a
+   * few instructions: {@link #lowFlags} and {@link #highFlags} flag the slots whose fingerprint may
+   * equal the one sought, allocated or not ({@link ByteMatch#lowestZeroByteFlags}: three
+   * instructions a word, no bitmap, no gather); when both are 0 no slot holds it, which is how
+   * most buckets of an absent key end; else {@link #findAmongAt} compares the allocated
+   * candidates' keys. A search's length decides whether the next search's cache misses start
+   * before its own end (docs/persistence.md, "A shorter fingerprint probe").
    *
    * @return {@code bucket address | slot} (buckets are 64-byte aligned), or -1
    */
   static long findInEitherAt(long a1, long a2, long key, int fp) {
-    int slot = findAt(a1, key, fp);
-    if (slot >= 0) {
-      return a1 | slot;
+    long pattern = ByteMatch.broadcast(fp);
+    long low = lowFlags(a1, pattern);
+    long high = highFlags(a1, pattern);
+    long at = (low | high) != 0 ? findAmongAt(a1, low, high, key) : -1;
+    if (at < 0) {
+      low = lowFlags(a2, pattern);
+      high = highFlags(a2, pattern);
+      at = (low | high) != 0 ? findAmongAt(a2, low, high, key) : -1;
     }
-    slot = findAt(a2, key, fp);
-    return slot >= 0 ? a2 | slot : -1;
+    return at;
+  }
+
+  /** Bytes 0..5 of a bucket's second fingerprint word: slots 8..13. */
+  private static final long HIGH_WORD_SLOT_BYTES = 0x0000_8080_8080_8080L;
+
+  /**
+   * @param a the bucket's address
+   * @param pattern {@link ByteMatch#broadcast} of the fingerprint
+   * @return slots 0..7 (bytes 8..15 of the bucket) whose fingerprint may match, flagged in place
+   *     ({@link ByteMatch#lowestZeroByteFlags}); 0 if none does
+   */
+  private static long lowFlags(long a, long pattern) {
+    return ByteMatch.lowestZeroByteFlags(UncheckedMemory.getLong(a + FP) ^ pattern);
+  }
+
+  /**
+   * {@link #lowFlags} for slots 8..13 (bytes 16..21); bytes 22 and 23, overflow fingerprints 0 and
+   * 1, are masked off. Exact for "none": the masked bytes are the word's lowest six.
+   */
+  private static long highFlags(long a, long pattern) {
+    return ByteMatch.lowestZeroByteFlags(UncheckedMemory.getLong(a + FP + 8) ^ pattern) & HIGH_WORD_SLOT_BYTES;
+  }
+
+  /**
+   * The key among the bucket's allocated slots that {@link #lowFlags} and {@link #highFlags}
+   * flagged (a false flag, about one in 256, is a key compared for nothing).
+   *
+   * @return {@code a | slot}, or -1
+   */
+  private static long findAmongAt(long a, long low, long high, long key) {
+    int candidates = (ByteMatch.gather(low) | ByteMatch.gather(high) << 8) & allocated(UncheckedMemory.getInt(a + BITMAP));
+    while (candidates != 0) {
+      int slot = Integer.numberOfTrailingZeros(candidates);
+      if (UncheckedMemory.getLong(pair(a, slot)) == key) {
+        return a | slot;
+      }
+      candidates &= candidates - 1;
+    }
+    return -1;
   }
 
   /** @return the value at a location {@link #findInEitherAt} returned */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,50 @@ class DashBucketTest {
           }
         }
         assertEquals(expected, DashBucket.matches(m, 0, fp), "round " + round);
+      }
+    }
+  }
+
+  /**
+   * The readers' probe by address against a loop over the allocated slots, on buckets built to
+   * provoke its short zero-byte test's false flags (fingerprint bytes from a tiny alphabet, so the
+   * byte above a match is often the sought fingerprint XOR 1), overflow fingerprints (bytes 22, 23)
+   * equal to the sought one, and the key also in unallocated slots. As in a table, a slot holding
+   * the sought key holds its fingerprint (a falsely flagged slot is then told apart by its key).
+   */
+  @Test
+  void findInEitherAtEqualsALoopOverTheAllocatedSlots() {
+    SplittableRandom r = new SplittableRandom(0xF1A95L);
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment m = arena.allocate(2 * DashLayout.BUCKET_BYTES, 64);
+      long a1 = m.address();
+      long a2 = a1 + DashLayout.BUCKET_BYTES;
+      for (int round = 0; round < 50_000; round++) {
+        int fp = r.nextInt(256);
+        long key = r.nextLong();
+        long expected = -1;
+        for (long a : new long[] {a1, a2}) {
+          long b = a - a1;
+          int alloc = r.nextInt(1 << DashLayout.SLOTS);
+          m.set(ValueLayout.JAVA_INT_UNALIGNED, b + DashLayout.BITMAP, alloc << DashLayout.ALLOC_SHIFT);
+          for (int i = 0; i < 18; i++) {
+            int choice = r.nextInt(4);
+            int f = choice == 0 ? fp : choice == 1 ? fp ^ 1 : choice == 2 ? fp ^ 2 : r.nextInt(256);
+            m.set(ValueLayout.JAVA_BYTE, b + DashLayout.FP + i, (byte) f);
+          }
+          for (int slot = 0; slot < DashLayout.SLOTS; slot++) {
+            long k = r.nextInt(4) == 0 ? key : key + 1 + r.nextInt(3);
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, b + DashLayout.PAIRS + 16L * slot, k);
+            if (k == key) {
+              m.set(ValueLayout.JAVA_BYTE, b + DashLayout.FP + slot, (byte) fp);
+            }
+            boolean hit = (alloc >>> slot & 1) != 0 && k == key;
+            if (hit && expected < 0) {
+              expected = a | slot;
+            }
+          }
+        }
+        assertEquals(expected, DashBucket.findInEitherAt(a1, a2, key, fp), "round " + round);
       }
     }
   }
