@@ -179,7 +179,8 @@ final class DashBucket {
 
   /**
    * The key among the bucket's allocated slots that {@link #lowFlags} and {@link #highFlags}
-   * flagged (a false flag, about one in 256, is a key compared for nothing).
+   * flagged. A false flag (about one in 256) is a key compared for nothing: a slot holding the key
+   * holds its fingerprint too, and a slot a writer is changing fails the caller's validation.
    *
    * @return {@code a | slot}, or -1
    */
