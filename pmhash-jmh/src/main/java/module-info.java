@@ -15,6 +15,7 @@ module io.pmhash.jmh {
   requires llpl; // LlplHeapBenchmark's bare llpl table
   requires java.desktop; // the charts: java.awt and ImageIO, headless
   requires java.management; // the workload's --fresh-open: the new JVM's uptime
+  requires java.logging; // the workload's warm-up quiets the pool's INFO lines
 
   // Nothing exported: an application (the workload command, the benchmarks), not an API;
   // maven-compiler-plugin then reports the automatic modules above at INFO level, as it

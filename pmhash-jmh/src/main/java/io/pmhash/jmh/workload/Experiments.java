@@ -210,7 +210,7 @@ public final class Experiments {
     return t;
   }
 
-  /** Dash §6.3 / §6.4: the workload's phases per scheme and thread count. */
+  /** Dash §6.3 / §6.4: the workload's phases per scheme and thread count, each run after its warm-up. */
   private void throughput(String name, List<String> which, List<Integer> threads, long preload, long ops) throws IOException {
     try (Csv csv = csv(name, "scheme,durability,threads,phase,ops,seconds,mops,flushes_per_op,drains_per_op,load_factor",
         "preload " + preload + " records, then " + ops + " operations per phase (Dash §6.2 uses 10M + 190M)")) {
@@ -220,6 +220,7 @@ public final class Experiments {
               "--file", pool(name).toString(), "--preload", Long.toString(preload), "--ops", Long.toString(ops),
               "--threads", Integer.toString(t)));
           WorkloadOptions o = WorkloadOptions.parse(args.toArray(String[]::new));
+          WorkloadCommand.warmUp(o, log);
           for (PhaseResult r : TableWorkload.run(o, log)) {
             csv.row(scheme, durability.name(), t, r.phase(), r.ops(), r.seconds(), r.mops(), r.flushesPerOp(),
                 r.drainsPerOp(), r.loadFactor());

@@ -19,7 +19,9 @@ import java.util.Locale;
  * phases as much as the schemes (docs/persistence.md, "A/B on this VM needs one process"). Within
  * a round both run in the same minutes, and the median of the rounds' ratios discounts the drift.
  * With more than two schemes the JIT sees more than two table classes at the workload's call sites
- * and compiles them as virtual calls, which every scheme then pays alike.
+ * and compiles them as virtual calls, which every scheme then pays alike. Each scheme is warmed up
+ * once, before the first round ({@link WorkloadCommand#warmUp}), so that no round times the JIT's
+ * first compilation of a scheme's code.
  */
 final class Rounds {
   private Rounds() {}
@@ -36,6 +38,9 @@ final class Rounds {
   static List<Run> run(WorkloadOptions o, PrintStream human, PrintStream csv) throws IOException {
     List<String> schemes = o.schemes();
     List<Run> runs = new ArrayList<>();
+    for (String scheme : schemes) {
+      WorkloadCommand.warmUp(o.forScheme(scheme), human);
+    }
     for (int round = 0; round < o.rounds(); round++) {
       for (int j = 0; j < schemes.size(); j++) {
         String scheme = schemes.get((round + j) % schemes.size());

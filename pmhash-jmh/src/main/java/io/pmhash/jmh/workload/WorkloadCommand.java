@@ -1,9 +1,13 @@
 package io.pmhash.jmh.workload;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The main job of pmhash: a workload against a real pool file, with a progress bar and a result
@@ -15,6 +19,9 @@ import java.util.Locale;
  * schemes run the table workload several times in this JVM and summarise ({@link Rounds}).
  */
 public final class WorkloadCommand {
+  /** The pool's {@code System.Logger} name (io.pmhash.core.Pool), a java.util.logging logger here. */
+  private static final String POOL_LOGGER = "io.pmhash.pool";
+
   private WorkloadCommand() {}
 
   /**
@@ -41,6 +48,7 @@ public final class WorkloadCommand {
       if (o.rounds() > 1 || o.schemes().size() > 1) {
         Rounds.run(o, System.err, System.out);
       } else {
+        warmUp(o, System.err);
         List<PhaseResult> results = o.scheme().equals(WorkloadOptions.POOL)
             ? PoolWorkload.run(o, System.err)
             : TableWorkload.run(o, System.err);
@@ -50,6 +58,39 @@ public final class WorkloadCommand {
       System.err.println("pmhash workload failed: " + e);
       System.exit(1);
     }
+  }
+
+  /**
+   * Unless {@code --no-warmup}: runs {@code o}'s workload once at a tenth of its size ({@link
+   * WorkloadOptions#forWarmup}), untimed and unreported but for one line, so that the measured
+   * phases time compiled code. Without it each phase's first operations run in the interpreter and
+   * the phase pays its code's compilation, and its recompilations when a path first taken (a
+   * delete after a phase of inserts, a merge) invalidates code compiled for an earlier phase:
+   * costs a native implementation never pays, and a service that has run for a while no longer
+   * pays (docs/persistence.md, "Warm-up").
+   */
+  static void warmUp(WorkloadOptions o, PrintStream human) throws IOException {
+    if (!o.warmup()) {
+      return;
+    }
+    WorkloadOptions w = o.forWarmup();
+    long t0 = System.nanoTime();
+    PrintStream quiet = new PrintStream(OutputStream.nullOutputStream(), false, StandardCharsets.UTF_8);
+    // its pool is created, reopened and recovered like the run's: those INFO lines would bury the run's own
+    Logger poolLog = Logger.getLogger(POOL_LOGGER);
+    Level level = poolLog.getLevel();
+    poolLog.setLevel(Level.WARNING);
+    try {
+      if (w.scheme().equals(WorkloadOptions.POOL)) {
+        PoolWorkload.run(w, quiet);
+      } else {
+        TableWorkload.run(w, quiet);
+      }
+    } finally {
+      poolLog.setLevel(level);
+    }
+    human.printf("pmhash workload: warm-up of %s done: the same workload at %,d preloaded keys and %,d operations per phase,"
+        + " untimed (%.1f s; --no-warmup times a cold JVM)%n", w.scheme(), w.preload(), w.ops(), (System.nanoTime() - t0) / 1e9);
   }
 
   static void report(WorkloadOptions o, List<PhaseResult> results, PrintStream human, PrintStream csv) {

@@ -33,7 +33,8 @@ record WorkloadOptions(
     int valueBytes,
     boolean csv,
     boolean latency,
-    boolean freshOpen) {
+    boolean freshOpen,
+    boolean warmup) {
 
   static final String POOL = "pool";
 
@@ -49,8 +50,7 @@ record WorkloadOptions(
                                Ends with each phase's median and range, and each scheme's
                                ratio to the first one's, round by round: runs on a busy or
                                virtual machine drift between runs, and a comparison inside
-                               one process, alternating, is the one that holds. Each scheme's
-                               first run includes its JIT warm-up: use 3 rounds or more
+                               one process, alternating, is the one that holds
           --param NAME=VALUE   a scheme parameter (repeatable), e.g. --param stashBuckets=4
           --durability MODE    PMEM | PMEM_EMULATED | MSYNC | PROCESS | VOLATILE | AUTO
                                (default PMEM_EMULATED: the flush instructions of PM on any file)
@@ -82,6 +82,12 @@ record WorkloadOptions(
                                new JVM, as a restarted service would: reports that JVM's
                                first open, class loading and the JIT's start included,
                                beside the in-process reopen (a table scheme on a file)
+          --no-warmup          skip the warm-up: by default each scheme first runs the same
+                               workload untimed at a tenth of --preload and --ops, on its own
+                               file beside --file (FILE.warmup, deleted afterwards), so that the
+                               JIT has compiled every operation before it is timed. Without it,
+                               each phase also times the compilation of its operation's code
+                               (a cold JVM; docs/persistence.md, "Warm-up")
           --csv                one machine-readable line per phase on stdout:
                                scheme,durability,threads,phase,ops,seconds,mops,flushes_per_op,
                                drains_per_op,load_factor[,p999_ns,max_ns]
@@ -112,6 +118,7 @@ record WorkloadOptions(
     boolean csv = false;
     boolean latency = false;
     boolean freshOpen = false;
+    boolean warmup = true;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       switch (a) {
@@ -119,6 +126,7 @@ record WorkloadOptions(
         case "--csv" -> csv = true;
         case "--latency" -> latency = true;
         case "--fresh-open" -> freshOpen = true;
+        case "--no-warmup" -> warmup = false;
         case "-h", "--help" -> throw new UsageException(null);
         case "--scheme" -> scheme = value(args, ++i, a);
         case "--rounds" -> rounds = (int) number(args, ++i, a, 1, 1000);
@@ -190,13 +198,25 @@ record WorkloadOptions(
           + " --value-bytes uses the inline table; choose one");
     }
     return new WorkloadOptions(scheme, List.copyOf(schemes), rounds, durability, file, keep, preload, ops, threads, seed,
-        initialCapacity, Map.copyOf(params), recordBytes, keyBytes, valueBytes, csv, latency, freshOpen);
+        initialCapacity, Map.copyOf(params), recordBytes, keyBytes, valueBytes, csv, latency, freshOpen, warmup);
   }
 
   /** These options with {@code s} as the scheme of the run (one of {@link #schemes}). */
   WorkloadOptions forScheme(String s) {
     return new WorkloadOptions(s, schemes, rounds, durability, file, keep, preload, ops, threads, seed,
-        initialCapacity, params, recordBytes, keyBytes, valueBytes, csv, latency, freshOpen);
+        initialCapacity, params, recordBytes, keyBytes, valueBytes, csv, latency, freshOpen, warmup);
+  }
+
+  /**
+   * The options of this run's warm-up ({@link WorkloadCommand#warmUp}): the same scheme, durability,
+   * threads, key and value sizes and parameters at a tenth of the keys and of the initial capacity,
+   * once, on its own file beside {@link #file} ({@code FILE.warmup}, deleted afterwards), without
+   * {@code --csv} or {@code --fresh-open}.
+   */
+  WorkloadOptions forWarmup() {
+    Path warmupFile = file.resolveSibling(file.getFileName() + ".warmup");
+    return new WorkloadOptions(scheme, List.of(scheme), 1, durability, warmupFile, false, preload / 10, Math.max(1, ops / 10),
+        threads, seed, initialCapacity / 10, params, recordBytes, keyBytes, valueBytes, false, latency, false, false);
   }
 
   /** {@code --scheme}'s value split at commas: at least one name, none empty, none twice. */

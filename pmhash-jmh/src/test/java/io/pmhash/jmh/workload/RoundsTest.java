@@ -103,6 +103,11 @@ class RoundsTest {
     assertTrue(csvLines.get(4).startsWith("dash-eh,PROCESS,1,insert,3000,"), csvLines.get(4));
     String text = human.toString(StandardCharsets.UTF_8);
     assertTrue(text.contains("== round 2 of 2: level =="), text);
+    for (String scheme : List.of("level", "dash-eh")) {
+      assertEquals(1, text.lines().filter(l -> l.startsWith("pmhash workload: warm-up of " + scheme + " done")).count(),
+          "each scheme warmed up once, before the rounds:\n" + text);
+      assertTrue(text.indexOf("warm-up of " + scheme) < text.indexOf("== round 1 of 2"), text);
+    }
     for (String phase : List.of("insert", "search+", "search-", "delete")) {
       assertTrue(text.lines().anyMatch(l -> l.matches("\\s+dash-eh\\s+" + java.util.regex.Pattern.quote(phase) + "\\s.*of 2\\s*")),
           "dash-eh's " + phase + " row with its ratio to level:\n" + text);
