@@ -22,7 +22,19 @@ import java.util.Arrays;
  * }
  * }</pre>
  *
- * Both are allocation-free after a thread's first call, which registers the thread in
+ * A hot path takes the thread's section from {@link #enterSection()} and passes it to {@link
+ * #exit(Section)}, which then need not find the thread's slot again (the schemes' reads do):
+ *
+ * <pre>{@code
+ * EpochReclaimer.Section section = reclaimer.enterSection();
+ * try {
+ *   ...
+ * } finally {
+ *   reclaimer.exit(section);
+ * }
+ * }</pre>
+ *
+ * Both forms are allocation-free after a thread's first call, which registers the thread in
  * a participant slot (found through a small array indexed by thread id, falling back to a
  * {@link ThreadLocal} per reclaimer). Critical sections nest: a
  * depth counter makes only the outermost {@code enter}/{@code exit} pair publish
@@ -143,6 +155,19 @@ public final class EpochReclaimer implements AutoCloseable {
    * the thread is registered (the first call on a thread registers it).
    */
   public void enter() {
+    enterSection();
+  }
+
+  /**
+   * {@link #enter()}, returning the calling thread's {@link Section} for the matching {@link
+   * #exit(Section)}: the form for a hot path, whose exit then does not look the thread's slot up
+   * again (its thread, the by-thread array, the owner check). On a search of a table larger than
+   * the cache that lookup is enough to make the next search's misses start later
+   * (docs/persistence.md, "An exit that knows its slot").
+   *
+   * @return the calling thread's section, to pass to {@link #exit(Section)} on this thread only
+   */
+  public Section enterSection() {
     Slot slot = mySlot();
     int depth = slot.depth;
     slot.depth = depth + 1;
@@ -150,6 +175,7 @@ public final class EpochReclaimer implements AutoCloseable {
       setSlotEpochOpaque(slot, globalEpochVolatile());
       readerFence(); // the published epoch before any read of shared structure
     }
+    return slot;
   }
 
   /**
@@ -164,10 +190,39 @@ public final class EpochReclaimer implements AutoCloseable {
     if (slot == null || slot.owner != me) {
       slot = mySlot.get();
     }
-    if (slot == null || slot.depth == 0) {
+    if (slot == null) {
       throw notInside();
     }
-    int depth = slot.depth - 1;
+    leave(slot);
+  }
+
+  /**
+   * {@link #exit()} with the section {@link #enterSection()} returned on this thread: the same
+   * effect without the lookup of the thread's slot. Passing a section another thread entered, or
+   * one of another reclaimer, is a bug of the caller that this method does not detect in
+   * production (with assertions enabled, as in the tests, it fails).
+   *
+   * @param section what the matching {@link #enterSection()} returned, on this thread
+   * @throws IllegalStateException if the thread is not inside (more exits than enters)
+   */
+  public void exit(Section section) {
+    Slot slot = (Slot) section;
+    assert isCallersSlot(slot) : "exit(Section) with a section this thread did not enter in this reclaimer";
+    leave(slot);
+  }
+
+  /** Whether {@code slot} is the calling thread's slot in this reclaimer. */
+  private boolean isCallersSlot(Slot slot) {
+    Thread me = Thread.currentThread();
+    return slot.owner == me && (byThread[(int) me.threadId() & (BY_THREAD - 1)] == slot || mySlot.get() == slot);
+  }
+
+  private static void leave(Slot slot) {
+    int depth = slot.depth;
+    if (depth == 0) {
+      throw notInside();
+    }
+    depth--;
     slot.depth = depth;
     if (depth == 0) {
       setSlotEpochRelease(slot, INACTIVE); // every read of the section happens before
@@ -629,9 +684,17 @@ public final class EpochReclaimer implements AutoCloseable {
     }
   }
 
+  /**
+   * A thread's place in this reclaimer while it is inside, as {@link #enterSection()} returns it
+   * for {@link #exit(Section)}. Opaque: it has no methods, and only this class makes one.
+   */
+  public abstract static class Section {
+    private Section() {}
+  }
+
   /** Left padding: keeps a slot's hot fields off the cache lines of its neighbours. */
   @SuppressWarnings("unused")
-  private abstract static class SlotPadLeft {
+  private abstract static class SlotPadLeft extends Section {
     long p00, p01, p02, p03, p04, p05, p06, p07;
     long p10, p11, p12, p13, p14, p15, p16, p17;
   }

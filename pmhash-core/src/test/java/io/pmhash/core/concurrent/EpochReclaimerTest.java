@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -139,6 +140,58 @@ class EpochReclaimerTest {
     reclaimTimes(r, 3);
     assertEquals(1, frees.count());
     assertThrows(IllegalStateException.class, r::exit, "exit without enter");
+  }
+
+  @Test
+  void aSectionsExitIsTheExitOfItsEnter() {
+    EpochReclaimer r = new EpochReclaimer();
+    Frees frees = new Frees();
+    EpochReclaimer.Section outer = r.enterSection();
+    EpochReclaimer.Section inner = r.enterSection();
+    assertSame(outer, inner, "one section per thread, nested by depth");
+    r.retire(5, 10, frees);
+    r.exit(inner);
+    assertTrue(r.isInside());
+    reclaimTimes(r, 10);
+    assertEquals(0, frees.count(), "the outer section is still open");
+    r.exit(outer);
+    assertFalse(r.isInside());
+    reclaimTimes(r, 3);
+    assertEquals(1, frees.count());
+    assertThrows(IllegalStateException.class, () -> r.exit(outer), "more exits than enters");
+    // the two forms pair with each other
+    r.enter();
+    r.exit(r.enterSection());
+    assertTrue(r.isInside());
+    r.exit();
+    assertFalse(r.isInside());
+  }
+
+  @Test
+  void aSectionPassedToAnotherThreadOrReclaimerIsCaughtWithAssertions() throws Exception {
+    assumeTrue(EpochReclaimer.class.desiredAssertionStatus(), "the check is an assertion: run with -ea (Surefire does)");
+    EpochReclaimer r = new EpochReclaimer();
+    EpochReclaimer other = new EpochReclaimer();
+    EpochReclaimer.Section mine = r.enterSection();
+    other.enter();
+    assertThrows(AssertionError.class, () -> other.exit(mine));
+    other.exit();
+    Throwable[] seen = new Throwable[1];
+    Thread t = Thread.ofPlatform().start(() -> {
+      r.enter();
+      try {
+        r.exit(mine);
+      } catch (Throwable e) {
+        seen[0] = e;
+      } finally {
+        r.exit();
+      }
+    });
+    t.join();
+    assertTrue(seen[0] instanceof AssertionError, "another thread's exit(Section) with this thread's section: " + seen[0]);
+    assertTrue(r.isInside(), "the failed exit changed nothing of this thread's section");
+    r.exit(mine);
+    assertFalse(r.isInside());
   }
 
   @Test

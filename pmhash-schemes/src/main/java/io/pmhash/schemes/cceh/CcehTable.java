@@ -212,7 +212,7 @@ public final class CcehTable implements LongHashTable {
     long h = Hashing.hash(key);
     int start = startSlot(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -235,7 +235,7 @@ public final class CcehTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 

@@ -561,7 +561,7 @@ public final class DashEhTable implements LongHashTable {
     int fp = fingerprintOf(h);
     int y = segments.bucketIndex(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       boolean routed = false; // whether to route through locate (after the direct entry failed once)
       for (;;) {
@@ -603,7 +603,7 @@ public final class DashEhTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 

@@ -475,7 +475,7 @@ public final class DashLhTable implements LongHashTable {
     int fp = fingerprintOf(h);
     int y = segments.bucketIndex(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -513,7 +513,7 @@ public final class DashLhTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 

@@ -66,7 +66,7 @@ final class DashPointerTable implements BytesTable {
     int y = table.segments.bucketIndex(h);
     MemorySegment k = MemorySegment.ofArray(key);
     EpochReclaimer e = table.epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -97,7 +97,7 @@ final class DashPointerTable implements BytesTable {
         return loc < 0 ? null : valueOf(rec);
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 

@@ -288,7 +288,7 @@ public final class EshTable implements LongHashTable {
     EshSegment s = segments;
     int y = s.bucketIndex(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -321,7 +321,7 @@ public final class EshTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 

@@ -155,7 +155,7 @@ public final class GroupTable implements LongHashTable {
     long h = Hashing.hash(key);
     int fp = GroupCells.fingerprint(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         GroupCells t = current;
@@ -192,7 +192,7 @@ public final class GroupTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 
