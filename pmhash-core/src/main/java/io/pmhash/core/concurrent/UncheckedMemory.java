@@ -9,7 +9,11 @@ import java.nio.ByteOrder;
  * Loads from a pool's memory by absolute address, without the checks the FFM API makes on every
  * access through a {@link MemorySegment}: the bounds check, the liveness check of the mapping's
  * arena and the alignment check. For the hottest optimistic read paths only (the {@code get} of
- * Dash-EH, Dash-LH, ESH and group hashing); everything else reads through the segment.
+ * Dash-EH, Dash-LH, ESH and group hashing); everything else reads through the segment. One
+ * exception writes: the lock words of a scheme's DRAM array, taken and released by address
+ * ({@link VersionLock#tryLockAt}, {@link #compareAndSetInt}, {@link #setIntRelease}) so that the
+ * {@link VersionLock} accesses through a segment see the pool's mapping only (the "why" of
+ * {@link VersionLock#tryLockAt}).
  *
  * <p><b>Why.</b> A search that misses the cache is bound by how many of its memory misses overlap
  * those of the next search, and that depends on how many instructions lie between them: the
@@ -30,12 +34,17 @@ import java.nio.ByteOrder;
  *       critical section} and took the mapping after entering it, and {@link
  *       io.pmhash.core.Pool#close()} waits for every other thread inside before it unmaps (earlier
  *       mappings of a growing pool stay mapped until then);
+ *   <li>or the address is inside a {@link io.pmhash.core.alloc.DramArrays DRAM array}, {@link
+ *       #base} of it plus an offset the caller computed inside it, and the caller keeps the
+ *       array's owner reachable ({@link java.lang.ref.Reference#reachabilityFence}) until the access
+ *       is done: the array is freed with it;
  *   <li>what is read is data of an optimistic read, validated afterwards (a {@link VersionLock}),
  *       never dereferenced as an offset before validation and a bounds check.
  * </ul>
  *
  * <p>Loads are plain and little-endian, as the pool's formats are; the caller orders them with
- * {@link VarHandle#acquireFence()} where its protocol needs it.
+ * {@link VarHandle#acquireFence()} where its protocol needs it. The two atomic accesses need a
+ * 4-byte aligned address.
  */
 public final class UncheckedMemory {
   private UncheckedMemory() {}
@@ -49,6 +58,9 @@ public final class UncheckedMemory {
   private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle().withInvokeExactBehavior();
   private static final VarHandle INT =
       ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle().withInvokeExactBehavior();
+  /** An aligned u32, for the atomic accesses of lock words. */
+  private static final VarHandle ALIGNED_INT =
+      ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle().withInvokeExactBehavior();
 
   /**
    * The base address of a mapping, for {@link #getLong} and {@link #getInt}: the one check a
@@ -94,5 +106,23 @@ public final class UncheckedMemory {
    */
   public static int getInt(long address) {
     return (int) INT.get(ALL, address);
+  }
+
+  /**
+   * @param address a 4-byte aligned address inside live memory, see the class comment
+   * @param expected the value the word must hold
+   * @param value the value to store if it does
+   * @return whether the word held {@code expected} and now holds {@code value} (a volatile CAS)
+   */
+  public static boolean compareAndSetInt(long address, int expected, int value) {
+    return (boolean) ALIGNED_INT.compareAndSet(ALL, address, expected, value);
+  }
+
+  /**
+   * @param address a 4-byte aligned address inside live memory, see the class comment
+   * @param value the little-endian u32 to store there with release semantics
+   */
+  public static void setIntRelease(long address, int value) {
+    ALIGNED_INT.setRelease(ALL, address, value);
   }
 }

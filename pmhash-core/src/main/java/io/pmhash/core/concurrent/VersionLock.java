@@ -60,10 +60,12 @@ import java.nio.ByteOrder;
  * during its lazy segment recovery, §4.8), before any other thread can see the
  * structure. Zeroed memory is an unlocked lock at version 0.
  *
- * <p>All methods take the segment and the byte offset of the word; none allocates. The
- * segment must be a native segment or a heap segment whose alignment allows 4-byte
- * aligned access (e.g. over a {@code long[]} or {@code int[]}), and the offset must be
- * a multiple of 4; otherwise the access throws {@link IllegalArgumentException}.
+ * <p>The methods take the segment and the byte offset of the word, or (those ending in
+ * {@code At}) the word's absolute address; none allocates. The segment must be a native segment
+ * or a heap segment whose alignment allows 4-byte aligned access (e.g. over a {@code long[]} or
+ * {@code int[]}), and the offset must be a multiple of 4; otherwise the access throws {@link
+ * IllegalArgumentException}. In a hot path, pass the pool's mapping only: a lock word anywhere
+ * else goes by address ({@link #tryLockAt} says why).
  */
 public final class VersionLock {
 
@@ -227,6 +229,62 @@ public final class VersionLock {
   }
 
   /**
+   * {@link #tryLock} for a word at an absolute address ({@link UncheckedMemory}'s contract: the
+   * memory stays live while the caller uses it). For lock words outside the pool's mapping (group
+   * hashing's DRAM locks).
+   *
+   * <p><b>Why by address.</b> The JIT profiles the segment classes that reach a {@code VarHandle}
+   * access once per method, for every caller together: the accesses in this class, and inside the
+   * JDK's segment var handles. While only the pool's mapping reaches them, the JIT inlines the
+   * mapping's checks into each scheme's lock operations; a second class (a DRAM or heap segment)
+   * makes them virtual calls in every compiled caller, and the schemes of a JVM that held both
+   * slowed each other down: group hashing after Dash-EH ran at 0.55 of its speed alone, Dash-EH
+   * after group hashing inserted at 0.65 (docs/persistence.md, "One JVM, several schemes"). An
+   * access by address goes through one constant segment whose class the JIT knows without a
+   * profile.
+   *
+   * @param address the word's address, a multiple of 4
+   * @return {@code true} if the calling thread now holds the lock
+   */
+  public static boolean tryLockAt(long address) {
+    SwitchPoint.here();
+    int word = UncheckedMemory.getInt(address);
+    if ((word & LOCK_BIT) == 0 && casAt(address, word, word | LOCK_BIT)) {
+      VarHandle.storeStoreFence(); // the critical section's stores stay below the lock bit
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * {@link #lock} for a word at an absolute address.
+   *
+   * @param address the word's address, a multiple of 4
+   */
+  public static void lockAt(long address) {
+    while (!tryLockAt(address)) {
+      Thread.onSpinWait();
+    }
+  }
+
+  /**
+   * {@link #unlock(MemorySegment, long)} for a word at an absolute address.
+   *
+   * @param address the word's address, a multiple of 4
+   * @throws IllegalMonitorStateException if the lock is not held (a caller bug; the word is left
+   *     unchanged)
+   */
+  public static void unlockAt(long address) {
+    SwitchPoint.here();
+    int held = UncheckedMemory.getInt(address); // our own CAS wrote it: a plain read suffices
+    if ((held & LOCK_BIT) == 0) {
+      throw notLocked(held);
+    }
+    SwitchPoint.here();
+    UncheckedMemory.setIntRelease(address, (held + 1) & VERSION_MASK);
+  }
+
+  /**
    * Snapshots of two lock words for one optimistic read through {@link UncheckedMemory} (Dash's
    * target and probing bucket): two plain loads, then one {@link VarHandle#acquireFence()}, so the
    * data they protect is read after both (the order of {@link #snapshotAcquire}, with one barrier
@@ -338,6 +396,11 @@ public final class VersionLock {
   private static void setVersionRelease(MemorySegment segment, long offset, int value) {
     SwitchPoint.here();
     WORD.setRelease(segment, offset, value);
+  }
+
+  private static boolean casAt(long address, int expected, int value) {
+    SwitchPoint.here();
+    return UncheckedMemory.compareAndSetInt(address, expected, value);
   }
 
   private static IllegalMonitorStateException notLocked(int word) {

@@ -88,6 +88,64 @@ class VersionLockTest {
     }
   }
 
+  /** The lock by address takes and releases the same word the segment methods do, the same way. */
+  @Test
+  void lockByAddressIsTheSameLockAsBySegment() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(16, 8);
+      s.fill((byte) 0x5a);
+      s.set(U32_LE, 8, 41);
+      long word = UncheckedMemory.base(s) + 8;
+      int before = VersionLock.snapshotAt(word);
+
+      assertTrue(VersionLock.tryLockAt(word));
+      assertEquals(VersionLock.LOCK_BIT | 41, s.get(U32_LE, 8), "the lock bit set, the version kept");
+      assertFalse(VersionLock.tryLockAt(word), "not reentrant");
+      assertFalse(VersionLock.tryLock(s, 8), "the segment methods see it held");
+      assertFalse(VersionLock.validate(s, 8, before), "a writer is inside");
+      VersionLock.unlockAt(word);
+      assertEquals(42, s.get(U32_LE, 8), "one release store: lock bit cleared, version + 1");
+      assertFalse(VersionLock.unchangedAt(word, before), "the version moved on");
+
+      VersionLock.lock(s, 8); // taken through the segment, released by address, and back
+      assertFalse(VersionLock.tryLockAt(word));
+      VersionLock.unlockAt(word);
+      VersionLock.lockAt(word);
+      VersionLock.unlock(s, 8);
+      assertEquals(44, s.get(U32_LE, 8));
+      for (int i = 0; i < 16; i++) {
+        if (i < 8 || i >= 12) {
+          assertEquals((byte) 0x5a, s.get(ValueLayout.JAVA_BYTE, i), "only the word's four bytes are written: byte " + i);
+        }
+      }
+    }
+  }
+
+  @Test
+  void lockByAddressWrapsWithinThirtyOneBits() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(4, 4);
+      long word = UncheckedMemory.base(s);
+      s.set(U32_LE, 0, VersionLock.VERSION_MASK);
+      VersionLock.lockAt(word);
+      assertEquals(0xffff_ffff, s.get(U32_LE, 0));
+      VersionLock.unlockAt(word);
+      assertEquals(0, s.get(U32_LE, 0), "0x7fffffff + 1 wraps to 0 and the lock bit is clear");
+    }
+  }
+
+  @Test
+  void unlockByAddressWithoutTheLockIsRejectedAndChangesNothing() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment s = arena.allocate(4, 4);
+      long word = UncheckedMemory.base(s);
+      s.set(U32_LE, 0, 7);
+      IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, () -> VersionLock.unlockAt(word));
+      assertTrue(e.getMessage().contains("not held"), e.getMessage());
+      assertEquals(7, s.get(U32_LE, 0));
+    }
+  }
+
   @Test
   void uncheckedMemoryNeedsNativeMemory() {
     assertThrows(IllegalArgumentException.class, () -> UncheckedMemory.base(MemorySegment.ofArray(new long[4])));
@@ -235,18 +293,19 @@ class VersionLockTest {
   }
 
   /**
-   * Two writers repeatedly write a two-word record {a, b} under the lock, each time
-   * storing the version the lock had when they took it into both words; optimistic
-   * readers check every read that validates: a == b (not torn) and a == version - 1
+   * Four writers (two through the segment, two by address) repeatedly write a two-word record
+   * {a, b} under the lock, each time storing the version the lock had when they took it into both
+   * words; optimistic readers (half of them by address) check every read that validates: a == b
+   * (not torn) and a == version - 1
    * (the record of exactly the last critical section before their snapshot). Writers'
    * increments are also counted through the record, so a lost update (two writers in
    * the critical section) shows in the final state.
    */
   @Test
   void optimisticReadersNeverSeeATornRecord() throws Exception {
-    final int writers = 2;
+    final int writers = 4; // two through the segment, two by address, on the same word
     final int readers = Math.max(2, Math.min(6, Runtime.getRuntime().availableProcessors()));
-    final int writesPerWriter = 200_000;
+    final int writesPerWriter = 100_000;
     final long lock = 0;
     final long a = 8;
     final long b = 16;
@@ -261,15 +320,23 @@ class VersionLockTest {
       List<Future<long[]>> readerResults = new ArrayList<>();
       List<Future<?>> writerResults = new ArrayList<>();
 
+      long lockWord = UncheckedMemory.base(s) + lock;
       for (int w = 0; w < writers; w++) {
         final boolean useTryLock = w % 2 == 1;
+        final boolean byAddress = w >= 2;
         writerResults.add(
             pool.submit(
                 () -> {
                   start.await();
                   try {
                     for (int i = 0; i < writesPerWriter; i++) {
-                      if (useTryLock) {
+                      if (byAddress && useTryLock) {
+                        while (!VersionLock.tryLockAt(lockWord)) {
+                          Thread.onSpinWait();
+                        }
+                      } else if (byAddress) {
+                        VersionLock.lockAt(lockWord);
+                      } else if (useTryLock) {
                         while (!VersionLock.tryLock(s, lock)) {
                           Thread.onSpinWait();
                         }
@@ -283,7 +350,11 @@ class VersionLockTest {
                       }
                       s.set(ValueLayout.JAVA_LONG, a, version);
                       s.set(ValueLayout.JAVA_LONG, b, version);
-                      VersionLock.unlock(s, lock);
+                      if (byAddress) {
+                        VersionLock.unlockAt(lockWord);
+                      } else {
+                        VersionLock.unlock(s, lock);
+                      }
                     }
                   } finally {
                     writersLeft.countDown();
@@ -292,6 +363,7 @@ class VersionLockTest {
                 }));
       }
       for (int r = 0; r < readers; r++) {
+        final boolean byAddress = r % 2 == 1;
         readerResults.add(
             pool.submit(
                 () -> {
@@ -301,7 +373,7 @@ class VersionLockTest {
                   boolean last;
                   do {
                     last = writersDone.get(); // one more read after the writers finished
-                    int snapshot = VersionLock.snapshotAcquire(s, lock);
+                    int snapshot = byAddress ? VersionLock.snapshotAt(lockWord) : VersionLock.snapshotAcquire(s, lock);
                     if (VersionLock.isLocked(snapshot)) {
                       Thread.onSpinWait();
                       retries++;
@@ -310,7 +382,8 @@ class VersionLockTest {
                     }
                     long x = s.get(ValueLayout.JAVA_LONG, a);
                     long y = s.get(ValueLayout.JAVA_LONG, b);
-                    if (!VersionLock.validate(s, lock, snapshot)) {
+                    boolean valid = byAddress ? VersionLock.unchangedAt(lockWord, snapshot) : VersionLock.validate(s, lock, snapshot);
+                    if (!valid) {
                       retries++;
                       last = false;
                       continue;

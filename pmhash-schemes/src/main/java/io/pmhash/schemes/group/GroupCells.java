@@ -14,6 +14,7 @@ import io.pmhash.core.hash.Hashing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
 
 /**
  * One table block as the hot path sees it: its geometry, the addressing of cells and bits, the
@@ -34,6 +35,16 @@ import java.lang.invoke.VarHandle;
  * once, and a writer's CAS costs a neighbour's reader a cache miss, never a retry. A table replaced by an expansion or
  * shrink keeps every lock held forever: a thread that finds a lock held and the table replaced
  * starts again on the new one.
+ *
+ * <p>The lock words are taken, released, snapshotted and validated <b>by address</b> ({@link
+ * VersionLock#tryLockAt}, {@link VersionLock#snapshotAt}), never through {@link #locks}: the
+ * {@code VersionLock} methods that take a segment are shared with the schemes whose locks live in
+ * the pool's mapping (Dash, ESH), and a DRAM segment passed through the same accesses gives them
+ * two segment classes to profile, after which the JIT compiles every scheme's lock accesses
+ * without inlining the segment's checks. Group hashing after Dash-EH in one JVM ran at 0.55 of its
+ * speed alone, and Dash-EH after group hashing inserted at 0.65 (docs/persistence.md, "One JVM,
+ * several schemes"). Each method that touches a word by address keeps this table reachable until
+ * it is done ({@link Reference#reachabilityFence}), since the array is freed with it.
  *
  * <h2>DRAM fingerprints (an extension of the paper)</h2>
  *
@@ -135,8 +146,14 @@ final class GroupCells {
   final long bitmaps;
   /** Offset of cell 0 (level 1); cell c is at {@code level1 + 16 c}. */
   final long level1;
-  /** The group locks, in DRAM. */
+  /**
+   * The group locks, in DRAM ({@link DramArrays}): the lock word at {@link #lockOffset}, the built
+   * flag and free-word hint beside it. The lock words are accessed by address only (the class
+   * comment).
+   */
   final MemorySegment locks;
+  /** The address of {@link #locks}: the lock words are taken and read by address. */
+  private final long locksAddress;
   /**
    * The fingerprints and hints, in DRAM, 5N bytes: level-1 cell {@code c} has its 4-byte entry at
    * byte {@code 4c} (fingerprint, overflow word, last overflow: {@link #homeEntry}); level-2 cell
@@ -168,7 +185,8 @@ final class GroupCells {
     this.groups = cells >>> groupBits;
     this.bitmaps = base + GroupLayout.BITMAPS;
     this.level1 = base + GroupLayout.level1(cells);
-    this.locks = MemorySegment.ofArray(new long[Math.toIntExact(groups * (LOCK_STRIDE_BYTES / 8))]);
+    this.locks = DramArrays.zeroed(groups * LOCK_STRIDE_BYTES);
+    this.locksAddress = UncheckedMemory.base(locks);
     // zeroed (every cell free) until GroupRecovery or GroupResize fills it; freed with this table
     this.fps = DramArrays.zeroed(5 * cells);
     this.level2Fps = 3 * cells;
@@ -615,9 +633,10 @@ final class GroupCells {
    * @return true if the lock is held by the caller, false if the table was replaced meanwhile
    */
   boolean lock(GroupTable owner, long g) {
-    long lo = lockOffset(g);
+    long word = lockWordAt(g);
     for (;;) {
-      if (VersionLock.tryLock(locks, lo)) {
+      if (VersionLock.tryLockAt(word)) {
+        Reference.reachabilityFence(this);
         return true;
       }
       if (owner.current != this) {
@@ -628,20 +647,28 @@ final class GroupCells {
   }
 
   void unlock(long g) {
-    VersionLock.unlock(locks, lockOffset(g));
+    VersionLock.unlockAt(lockWordAt(g));
+    Reference.reachabilityFence(this);
+  }
+
+  /** @return the address of group {@code g}'s lock word: the lock methods above, a reader's snapshot */
+  long lockWordAt(long g) {
+    return locksAddress + lockOffset(g);
   }
 
   /** Takes every group lock in ascending order (expansion, shrink); writers hold at most one. */
   void lockAll() {
     for (long g = 0; g < groups; g++) {
-      VersionLock.lock(locks, lockOffset(g));
+      VersionLock.lockAt(lockWordAt(g));
     }
+    Reference.reachabilityFence(this);
   }
 
   /** Releases every group lock (a shrink that found no room). */
   void unlockAll() {
     for (long g = groups - 1; g >= 0; g--) {
-      VersionLock.unlock(locks, lockOffset(g));
+      VersionLock.unlockAt(lockWordAt(g));
     }
+    Reference.reachabilityFence(this);
   }
 }

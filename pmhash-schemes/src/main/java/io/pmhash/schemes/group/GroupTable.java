@@ -161,8 +161,8 @@ public final class GroupTable implements LongHashTable {
         GroupCells t = current;
         long home = t.home(h);
         long g = t.groupOf(home);
-        long lo = GroupCells.lockOffset(g);
-        int v = VersionLock.snapshotAcquire(t.locks, lo);
+        long lw = t.lockWordAt(g);
+        int v = VersionLock.snapshotAt(lw);
         if (VersionLock.isLocked(v)) {
           Thread.onSpinWait();
           continue;
@@ -185,7 +185,7 @@ public final class GroupTable implements LongHashTable {
           c = t.find(m, key, home, fp); // a mapping older than the table: the checked path reports it
           value = c < 0 ? absent : t.value(m, c);
         }
-        boolean valid = VersionLock.validate(t.locks, lo, v);
+        boolean valid = VersionLock.unchangedAt(lw, v);
         Reference.reachabilityFence(t);
         if (valid) {
           return contains ? (c < 0 ? 0 : 1) : value;
@@ -399,9 +399,9 @@ public final class GroupTable implements LongHashTable {
 
   /** Copies the records of group {@code g} (both levels) under its version lock. */
   private int copyGroup(GroupCells t, long g, long[] keys, long[] values) {
-    long lo = GroupCells.lockOffset(g);
+    long lw = t.lockWordAt(g);
     for (;;) {
-      int v = VersionLock.snapshotAcquire(t.locks, lo);
+      int v = VersionLock.snapshotAt(lw);
       if (VersionLock.isLocked(v)) {
         if (current != t) {
           throw new ConcurrentModificationException("group hashing: the action of forEach wrote to the table and it was resized");
@@ -424,7 +424,8 @@ public final class GroupTable implements LongHashTable {
           }
         }
       }
-      if (VersionLock.validate(t.locks, lo, v)) {
+      if (VersionLock.unchangedAt(lw, v)) {
+        Reference.reachabilityFence(t);
         return n;
       }
     }
