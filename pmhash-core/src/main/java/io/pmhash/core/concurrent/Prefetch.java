@@ -36,7 +36,7 @@ public final class Prefetch {
   /**
    * Loads one {@code long} of each of {@code lines} consecutive 64-byte lines.
    *
-   * @param m the segment
+   * @param m the segment: the pool's mapping (a DRAM array goes by {@link #linesAt})
    * @param offset an 8-byte aligned offset; the first line is the one holding it
    * @param lines how many lines, from {@code offset} in steps of 64 bytes; all inside {@code m}
    * @return the loaded values folded together, for {@link #keep}
@@ -45,6 +45,27 @@ public final class Prefetch {
     long touched = 0;
     for (int i = 0; i < lines; i++) {
       touched ^= (long) LONG.get(m, offset + 64L * i);
+    }
+    return touched;
+  }
+
+  /**
+   * {@link #lines} for memory outside the pool's mapping (a scheme's {@link
+   * io.pmhash.core.alloc.DramArrays DRAM array}), by address: passed through {@link #lines}, such a
+   * segment would give its access a second segment class to profile and slow every scheme's
+   * prefetch in the JVM ({@link VersionLock#tryLockAt} says how; level hashing's inserts ran at
+   * 0.56 of their speed after group hashing's in one JVM, docs/persistence.md "One JVM, several
+   * schemes").
+   *
+   * @param address the address of an 8-byte aligned word; the first line is the one holding it.
+   *     Every line must lie inside live memory ({@link UncheckedMemory}'s contract)
+   * @param lines how many lines, in steps of 64 bytes
+   * @return the loaded values folded together, for {@link #keep}
+   */
+  public static long linesAt(long address, int lines) {
+    long touched = 0;
+    for (int i = 0; i < lines; i++) {
+      touched ^= UncheckedMemory.getLong(address + 64L * i);
     }
     return touched;
   }

@@ -29,4 +29,20 @@ class PrefetchTest {
       assertEquals(-1, MemorySegment.mismatch(m, 0, 256, MemorySegment.ofArray(before), 0, 256), "nothing written");
     }
   }
+
+  @Test
+  void linesAtLoadsWhatLinesLoadsFromTheSameMemory() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment m = arena.allocate(256, 64);
+      for (long i = 0; i < 32; i++) {
+        m.set(ValueLayout.JAVA_LONG, 8 * i, 1L << i);
+      }
+      byte[] before = m.toArray(ValueLayout.JAVA_BYTE);
+      long base = UncheckedMemory.base(m);
+      assertEquals(Prefetch.lines(m, 0, 4), Prefetch.linesAt(base, 4));
+      assertEquals(1L << 9 | 1L << 17, Prefetch.linesAt(base + 72, 2), "from an address inside a line: that word, then +64");
+      assertEquals(0, Prefetch.linesAt(base, 0));
+      assertEquals(-1, MemorySegment.mismatch(m, 0, 256, MemorySegment.ofArray(before), 0, 256), "nothing written");
+    }
+  }
 }

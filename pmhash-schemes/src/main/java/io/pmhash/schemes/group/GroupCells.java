@@ -163,7 +163,7 @@ final class GroupCells {
   final MemorySegment fps;
   /** 3N: level-2 cell {@code c}'s fingerprint is byte {@code level2Fps + c} of {@link #fps}. */
   private final long level2Fps;
-  /** The address of {@link #fps}, for {@link #findAt}. */
+  /** The address of {@link #fps}, for the reads by address ({@link #findAt}, {@link #prefetchForWrite}). */
   private final long fpsAddress;
   /** The offset just past the last cell: a mapping {@link #findAt} reads must cover it. */
   final long cellsEnd;
@@ -538,7 +538,7 @@ final class GroupCells {
     int overflowWord = entry >>> 8 & 0xFF;
     if (overflowWord != 0) {
       long from = (first + 8L * (overflowWord - 1)) & ~63L; // first and G are multiples of 64
-      touched ^= Prefetch.lines(fps, level2Fps + from, (int) ((first + groupSize() - from) >>> 6));
+      touched ^= Prefetch.linesAt(fpsAddress + level2Fps + from, (int) ((first + groupSize() - from) >>> 6));
       int last = entry >>> 16;
       if (last != 0 && level2Fp(first + last - 1) == fp) {
         touched ^= key(m, first + last - 1);
