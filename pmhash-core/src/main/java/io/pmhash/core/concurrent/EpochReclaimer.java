@@ -23,7 +23,7 @@ import java.util.Arrays;
  * }</pre>
  *
  * A hot path takes the thread's section from {@link #enterSection()} and passes it to {@link
- * #exit(Section)}, which then need not find the thread's slot again (the schemes' reads do):
+ * #exit(Section)}, which then need not find the thread's slot again (the schemes' reads and writes do):
  *
  * <pre>{@code
  * EpochReclaimer.Section section = reclaimer.enterSection();

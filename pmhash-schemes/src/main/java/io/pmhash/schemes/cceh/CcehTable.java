@@ -244,7 +244,7 @@ public final class CcehTable implements LongHashTable {
     long h = Hashing.hash(key);
     int start = startSlot(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -266,7 +266,7 @@ public final class CcehTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 
@@ -301,7 +301,7 @@ public final class CcehTable implements LongHashTable {
     long h = Hashing.hash(key);
     int start = startSlot(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -341,7 +341,7 @@ public final class CcehTable implements LongHashTable {
         split.split(seg, shape); // the window is full: split (CCEH §3.4), then retry
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 
@@ -360,7 +360,7 @@ public final class CcehTable implements LongHashTable {
     long h = Hashing.hash(key);
     int start = startSlot(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -387,7 +387,7 @@ public final class CcehTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 

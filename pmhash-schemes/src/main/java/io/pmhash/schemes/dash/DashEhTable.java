@@ -593,7 +593,11 @@ public final class DashEhTable implements LongHashTable {
         if (at >= 0) {
           v = contains ? 1 : valueAt(at);
         } else {
-          long loc = segments.findInStash(m, seg, b1, overflowWordAt(a1), b2, overflowWordAt(a2), key, fp);
+          long w1 = overflowWordAt(a1);
+          long w2 = overflowWordAt(a2);
+          // a miss whose overflow words name no stash record stops here, without a call: the
+          // probe's call site is cold when read is compiled (docs/persistence.md, "A miss without a call")
+          long loc = mayBeInStash(w1, w2) ? segments.findInStash(m, seg, b1, w1, b2, w2, key, fp) : -1;
           if (loc >= 0) {
             v = contains ? 1 : value(m, loc & ~63L, (int) loc & 63);
           }
@@ -648,7 +652,7 @@ public final class DashEhTable implements LongHashTable {
     DashSegment s = segments;
     EpochReclaimer e = epochs;
     long emptied = 0;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -724,7 +728,7 @@ public final class DashEhTable implements LongHashTable {
       if (emptied != 0) {
         merge.maybeMerge(emptied); // a delete emptied its bucket: the load may allow a merge
       }
-      e.exit();
+      e.exit(section);
     }
   }
 

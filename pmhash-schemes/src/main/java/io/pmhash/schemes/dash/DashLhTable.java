@@ -503,7 +503,10 @@ public final class DashLhTable implements LongHashTable {
         if (at >= 0) {
           v = contains ? 1 : valueAt(at);
         } else {
-          long loc = searchPast(m, seg, b1, overflowWordAt(a1), b2, overflowWordAt(a2), key, fp);
+          long w1 = overflowWordAt(a1);
+          long w2 = overflowWordAt(a2);
+          // as in DashEhTable.read: the common miss stops here, without a call
+          long loc = DashSegment.mayBeInStash(w1, w2) ? searchPast(m, seg, b1, w1, b2, w2, key, fp) : -1;
           if (loc >= 0) {
             v = contains ? 1 : value(pool.memory(), loc & ~63L, (int) loc & 63);
           }
@@ -581,7 +584,7 @@ public final class DashLhTable implements LongHashTable {
     EpochReclaimer e = epochs;
     boolean grew = false;
     boolean emptied = false;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -630,7 +633,7 @@ public final class DashLhTable implements LongHashTable {
       if (emptied) {
         merge.maybeMerge(); // a delete emptied its bucket (as Dash-EH): the pair split last may merge back
       }
-      e.exit();
+      e.exit(section);
     }
   }
 

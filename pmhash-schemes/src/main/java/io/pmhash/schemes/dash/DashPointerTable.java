@@ -166,7 +166,7 @@ final class DashPointerTable implements BytesTable {
     SchemeAllocator.Reserved r = op < REMOVE ? newRecord(key, value) : null;
     EpochReclaimer e = table.epochs;
     long emptied = 0;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -242,7 +242,7 @@ final class DashPointerTable implements BytesTable {
       if (emptied != 0) {
         table.merge.maybeMerge(emptied);
       }
-      e.exit();
+      e.exit(section);
     }
   }
 
@@ -272,7 +272,7 @@ final class DashPointerTable implements BytesTable {
     long[] words = new long[2 * (table.normal + table.stash) * SLOTS + 1];
     int[] versions = new int[table.normal + table.stash];
     EpochReclaimer e = table.epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       long next = table.scanPart(from, words, versions);
       int n = (int) words[words.length - 1];
@@ -287,7 +287,7 @@ final class DashPointerTable implements BytesTable {
       }
       return next;
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 

@@ -365,7 +365,7 @@ public final class EshTable implements LongHashTable {
     int y = s.bucketIndex(h);
     EpochReclaimer e = epochs;
     int busy = 0;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         MemorySegment m = pool.memory();
@@ -403,7 +403,7 @@ public final class EshTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 

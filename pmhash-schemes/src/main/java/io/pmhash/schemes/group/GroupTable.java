@@ -238,7 +238,7 @@ public final class GroupTable implements LongHashTable {
     long h = Hashing.hash(key);
     int fp = GroupCells.fingerprint(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     try {
       for (;;) {
         GroupCells t = current;
@@ -279,7 +279,7 @@ public final class GroupTable implements LongHashTable {
         groupFull(t, g);
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
   }
 
@@ -308,7 +308,7 @@ public final class GroupTable implements LongHashTable {
     long h = Hashing.hash(key);
     int fp = GroupCells.fingerprint(h);
     EpochReclaimer e = epochs;
-    e.enter();
+    EpochReclaimer.Section section = e.enterSection();
     GroupCells t;
     long g;
     try {
@@ -336,7 +336,7 @@ public final class GroupTable implements LongHashTable {
         }
       }
     } finally {
-      e.exit();
+      e.exit(section);
     }
     if ((g & 63) == 0 && expand) {
       maybeShrink(t);
