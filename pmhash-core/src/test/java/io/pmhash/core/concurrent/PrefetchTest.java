@@ -14,10 +14,7 @@ class PrefetchTest {
   @Test
   void linesLoadsTheFirstLongOfEachLineAndNothingBeyond() {
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment m = arena.allocate(256, 64);
-      for (long i = 0; i < 32; i++) {
-        m.set(ValueLayout.JAVA_LONG, 8 * i, 1L << i);
-      }
+      MemorySegment m = longsOfOneBit(arena);
       byte[] before = m.toArray(ValueLayout.JAVA_BYTE);
       // the first long of lines 0..3 are longs 0, 8, 16 and 24
       assertEquals(1L | 1L << 8 | 1L << 16 | 1L << 24, Prefetch.lines(m, 0, 4));
@@ -33,10 +30,7 @@ class PrefetchTest {
   @Test
   void linesAtLoadsWhatLinesLoadsFromTheSameMemory() {
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment m = arena.allocate(256, 64);
-      for (long i = 0; i < 32; i++) {
-        m.set(ValueLayout.JAVA_LONG, 8 * i, 1L << i);
-      }
+      MemorySegment m = longsOfOneBit(arena);
       byte[] before = m.toArray(ValueLayout.JAVA_BYTE);
       long base = UncheckedMemory.base(m);
       assertEquals(Prefetch.lines(m, 0, 4), Prefetch.linesAt(base, 4));
@@ -44,5 +38,14 @@ class PrefetchTest {
       assertEquals(0, Prefetch.linesAt(base, 0));
       assertEquals(-1, MemorySegment.mismatch(m, 0, 256, MemorySegment.ofArray(before), 0, 256), "nothing written");
     }
+  }
+
+  /** 256 bytes, 64-byte aligned: long {@code i} is {@code 1L << i}, so a fold names the longs it loaded. */
+  private static MemorySegment longsOfOneBit(Arena arena) {
+    MemorySegment m = arena.allocate(256, 64);
+    for (long i = 0; i < 32; i++) {
+      m.set(ValueLayout.JAVA_LONG, 8 * i, 1L << i);
+    }
+    return m;
   }
 }

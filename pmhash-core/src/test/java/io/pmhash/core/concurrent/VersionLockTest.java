@@ -92,9 +92,7 @@ class VersionLockTest {
   @Test
   void lockByAddressIsTheSameLockAsBySegment() {
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment s = arena.allocate(16, 8);
-      s.fill((byte) 0x5a);
-      s.set(U32_LE, 8, 41);
+      MemorySegment s = filledWithWordAt8(arena, 41);
       long word = UncheckedMemory.base(s) + 8;
       int before = VersionLock.snapshotAt(word);
 
@@ -113,11 +111,7 @@ class VersionLockTest {
       VersionLock.lockAt(word);
       VersionLock.unlock(s, 8);
       assertEquals(44, s.get(U32_LE, 8));
-      for (int i = 0; i < 16; i++) {
-        if (i < 8 || i >= 12) {
-          assertEquals((byte) 0x5a, s.get(ValueLayout.JAVA_BYTE, i), "only the word's four bytes are written: byte " + i);
-        }
-      }
+      assertOnlyTheWordAt8Written(s);
     }
   }
 
@@ -183,17 +177,28 @@ class VersionLockTest {
   @Test
   void theWordIsLittleEndianAndOnlyItsFourBytesAreWritten() {
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment s = arena.allocate(16, 8);
-      s.fill((byte) 0x5a);
-      s.set(U32_LE, 8, 0x0000_0102);
+      MemorySegment s = filledWithWordAt8(arena, 0x0000_0102);
       VersionLock.lock(s, 8);
       assertEquals((byte) 0x80, s.get(ValueLayout.JAVA_BYTE, 11), "bit 31 is in the last byte");
       VersionLock.unlock(s, 8);
       assertEquals(0x0000_0103, s.get(U32_LE, 8));
-      for (int i = 0; i < 16; i++) {
-        if (i < 8 || i >= 12) {
-          assertEquals((byte) 0x5a, s.get(ValueLayout.JAVA_BYTE, i), "byte " + i);
-        }
+      assertOnlyTheWordAt8Written(s);
+    }
+  }
+
+  /** 16 bytes of 0x5a but for a lock word at 8..11 holding {@code word}. */
+  private static MemorySegment filledWithWordAt8(Arena arena, int word) {
+    MemorySegment s = arena.allocate(16, 8);
+    s.fill((byte) 0x5a);
+    s.set(U32_LE, 8, word);
+    return s;
+  }
+
+  /** Every byte of the 16-byte {@code s} but the word at 8..11 still holds the fill 0x5a. */
+  private static void assertOnlyTheWordAt8Written(MemorySegment s) {
+    for (int i = 0; i < 16; i++) {
+      if (i < 8 || i >= 12) {
+        assertEquals((byte) 0x5a, s.get(ValueLayout.JAVA_BYTE, i), "only the word's four bytes are written: byte " + i);
       }
     }
   }
