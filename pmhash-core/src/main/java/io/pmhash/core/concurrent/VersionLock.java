@@ -233,11 +233,11 @@ public final class VersionLock {
    * memory stays live while the caller uses it). For lock words outside the pool's mapping (group
    * hashing's DRAM locks).
    *
-   * <p><b>Why by address.</b> The JIT profiles the segment classes that reach a {@code VarHandle}
-   * access once per method, for every caller together: the accesses in this class, and inside the
-   * JDK's segment var handles. While only the pool's mapping reaches them, the JIT inlines the
-   * mapping's checks into each scheme's lock operations; a second class (a DRAM or heap segment)
-   * makes them virtual calls in every compiled caller, and the schemes of a JVM that held both
+   * <p><b>Why by address.</b> The JIT profiles the segment class that reaches each {@code
+   * VarHandle} call site once for the whole JVM, and a call site in a shared method, such as this
+   * class's, is one site for all its callers. While only the pool's mapping reaches them, the JIT
+   * inlines the mapping's checks into each scheme's lock operations; a second class (a DRAM or heap
+   * segment) makes them virtual calls in every compiled caller, and the schemes of a JVM that held both
    * slowed each other down: group hashing after Dash-EH ran at 0.55 of its speed alone, Dash-EH
    * after group hashing inserted at 0.65 (docs/persistence.md, "One JVM, several schemes"). An
    * access by address goes through one constant segment whose class the JIT knows without a
