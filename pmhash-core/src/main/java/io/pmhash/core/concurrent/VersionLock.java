@@ -163,10 +163,7 @@ public final class VersionLock {
    *     bug; the word is left unchanged)
    */
   public static void unlock(MemorySegment segment, long offset, int held) {
-    if ((held & LOCK_BIT) == 0) {
-      throw notLocked(held);
-    }
-    setVersionRelease(segment, offset, (held + 1) & VERSION_MASK);
+    setVersionRelease(segment, offset, released(held));
   }
 
   /**
@@ -277,11 +274,9 @@ public final class VersionLock {
   public static void unlockAt(long address) {
     SwitchPoint.here();
     int held = UncheckedMemory.getInt(address); // our own CAS wrote it: a plain read suffices
-    if ((held & LOCK_BIT) == 0) {
-      throw notLocked(held);
-    }
+    int next = released(held);
     SwitchPoint.here();
-    UncheckedMemory.setIntRelease(address, (held + 1) & VERSION_MASK);
+    UncheckedMemory.setIntRelease(address, next);
   }
 
   /**
@@ -401,6 +396,19 @@ public final class VersionLock {
   private static boolean casAt(long address, int expected, int value) {
     SwitchPoint.here();
     return UncheckedMemory.compareAndSetInt(address, expected, value);
+  }
+
+  /**
+   * The word an unlock stores: the lock bit cleared and the version incremented, wrapping within 31
+   * bits.
+   *
+   * @throws IllegalMonitorStateException if {@code held} does not have the lock bit
+   */
+  private static int released(int held) {
+    if ((held & LOCK_BIT) == 0) {
+      throw notLocked(held);
+    }
+    return (held + 1) & VERSION_MASK;
   }
 
   private static IllegalMonitorStateException notLocked(int word) {

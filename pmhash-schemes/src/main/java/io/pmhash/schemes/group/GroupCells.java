@@ -39,12 +39,10 @@ import java.lang.ref.Reference;
  * <p>The lock words are taken, released, snapshotted and validated <b>by address</b> ({@link
  * VersionLock#tryLockAt}, {@link VersionLock#snapshotAt}), never through {@link #locks}: the
  * {@code VersionLock} methods that take a segment are shared with the schemes whose locks live in
- * the pool's mapping (Dash, ESH), and a DRAM segment passed through the same accesses gives them
- * two segment classes to profile, after which the JIT compiles every scheme's lock accesses
- * without inlining the segment's checks. Group hashing after Dash-EH in one JVM ran at 0.55 of its
- * speed alone, and Dash-EH after group hashing inserted at 0.65 (docs/persistence.md, "One JVM,
- * several schemes"). Each method that touches a word by address keeps this table reachable until
- * it is done ({@link Reference#reachabilityFence}), since the array is freed with it.
+ * the pool's mapping (Dash, ESH), and a DRAM segment passed to them slows every scheme of the JVM
+ * ({@link VersionLock#tryLockAt} says why and by how much). Each method that touches a word by
+ * address keeps this table reachable until it is done ({@link Reference#reachabilityFence}), since
+ * the array is freed with it.
  *
  * <h2>DRAM fingerprints (an extension of the paper)</h2>
  *
