@@ -7,9 +7,10 @@ import java.nio.ByteOrder;
 
 /**
  * Loads from a pool's memory by absolute address, without the checks the FFM API makes on every
- * access through a {@link MemorySegment}: the bounds check, the liveness check of the mapping's
- * arena and the alignment check. For the hottest optimistic read paths only (the {@code get} of
- * Dash-EH, Dash-LH, ESH and group hashing); everything else reads through the segment. One
+ * access through a {@link MemorySegment}: the bounds check against the mapping's size (read from
+ * the segment), the liveness check of the mapping's arena and the alignment check. For the
+ * hottest optimistic read paths only (the {@code get} of Dash-EH, Dash-LH, ESH and group
+ * hashing); everything else reads through the segment. One
  * exception writes: the lock words of a scheme's DRAM array, taken and released by address
  * ({@link VersionLock#tryLockAt}, {@link #compareAndSetInt}, {@link #setIntRelease}) so that the
  * {@link VersionLock} accesses through a segment see the pool's mapping only (the "why" of
@@ -21,7 +22,9 @@ import java.nio.ByteOrder;
  * Each checked access costs about ten instructions, repeated after every acquire barrier because
  * the segment's fields are read again; Dash-EH's negative search made about 40 of them. Read
  * through this class, it took 155–165 ns instead of 265–285 ns (4M keys, one thread, {@code
- * docs/persistence.md}, "Unchecked reads").
+ * docs/persistence.md}, "Unchecked reads"). The instruction count is not the whole story:
+ * dropping the bounds checks that remain here made the searches slower ({@code
+ * docs/persistence.md}, "Fewer instructions, and slower").
  *
  * <p><b>The caller's contract</b> (nothing here checks it; a violation reads the wrong memory or
  * crashes the JVM):
@@ -49,7 +52,13 @@ import java.nio.ByteOrder;
 public final class UncheckedMemory {
   private UncheckedMemory() {}
 
-  /** All of the address space: its accesses fold FFM's bounds and liveness checks away. */
+  /**
+   * All of the address space: an access through it needs no liveness check (a segment of the
+   * global arena) and, through the unaligned layouts below, no alignment check; C2 keeps one
+   * bounds check against constants per access (the address between 0 and {@code Long.MAX_VALUE
+   * - 8}). Masking the address so that C2 drops that too made Dash-EH's searches slower, not
+   * faster (docs/persistence.md, "Fewer instructions, and slower").
+   */
   @SuppressWarnings("restricted") // a view of memory the caller has checked, see the class comment
   private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
