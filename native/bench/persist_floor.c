@@ -15,6 +15,9 @@
  * persisted, the metadata word stored and persisted, the locks released. Reported with and
  * without the two persists: the floor the memory and the persist order set for a Dash insert
  * on this machine, to compare with the workload's insert phase and with the issues' C++ figures.
+ * Then the same pattern with its commit word in a line of a separate area (one line per segment
+ * after the segments, loaded before the locks as the bucket lines are), where CCEH's and group
+ * hashing's bitmaps keep theirs, against the word in the bucket's own first line, three rounds.
  *
  * Build and run (x86-64 Linux):
  *   gcc -O2 -o /tmp/persist_floor native/bench/persist_floor.c
@@ -53,10 +56,12 @@ static double now(void) {
  * also releases each lock by reading its word again after the persists (load, then store of word
  * + 1), as pmhash's VersionLock.unlock did before 2026-11-27; 1 stores the word it locked, as the
  * holder knows it. The lock word shares the bucket's first line with the metadata just flushed.
+ * persist == 3 is 1 with the commit word in the segment's line of the area after the segments.
  */
 static double dash_insert(char *m, size_t bytes, long ops, int persist) {
   enum { SEGMENT = 18432, BUCKET = 256, BUCKETS = 64 };
-  size_t segments = bytes / SEGMENT, entries = 1;
+  size_t segments = bytes / (SEGMENT + 64), entries = 1; /* + 64: the commit area's line */
+  char *commits = m + segments * SEGMENT;
   int shift = 64;
   while (entries < segments) {
     entries <<= 1;
@@ -74,12 +79,19 @@ static double dash_insert(char *m, size_t bytes, long ops, int persist) {
   double t0 = now();
   for (long i = 0; i < ops; i++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    char *seg = m + directory[shift == 64 ? 0 : x >> shift];
+    uint64_t entry = directory[shift == 64 ? 0 : x >> shift];
+    char *seg = m + entry;
+    char *commit_line = persist == 3 ? commits + 64 * (entry / SEGMENT) : NULL;
     sum += *(volatile uint64_t *)(seg + 16); /* the header's recovery version */
     unsigned y = (unsigned)(x >> 8) & (BUCKETS - 1);
     char *b1 = seg + 64 + y * BUCKET, *b2 = seg + 64 + ((y + 1) & (BUCKETS - 1)) * BUCKET;
     for (int line = 0; line < 4; line++) {
       sum += *(volatile uint64_t *)(b1 + 64 * line) + *(volatile uint64_t *)(b2 + 64 * line);
+    }
+    if (commit_line != NULL) {
+      sum += *(volatile uint64_t *)commit_line;
+    } else {
+      commit_line = b1;
     }
     uint32_t *lock1 = (uint32_t *)b1, *lock2 = (uint32_t *)b2;
     uint32_t v1 = *lock1 & 0x7FFFFFFF, v2 = *lock2 & 0x7FFFFFFF;
@@ -96,9 +108,9 @@ static double dash_insert(char *m, size_t bytes, long ops, int persist) {
       flush(pair);
       __asm__ volatile("sfence" ::: "memory");
     }
-    *(volatile uint32_t *)(b1 + 4) += 1; /* the bitmap */
+    *(volatile uint32_t *)(commit_line + 4) += 1; /* the bitmap */
     if (persist) {
-      flush(b1);
+      flush(commit_line);
       __asm__ volatile("sfence" ::: "memory");
     }
     if (persist == 2) {
@@ -167,6 +179,10 @@ int main(int argc, char **argv) {
   double plain = dash_insert(m, bytes, ops, 0), persisted = dash_insert(m, bytes, ops, 1);
   printf("Dash insert pattern (directory, header, 2 buckets, 2 locks): %.1f ns without persists, %.1f ns with its 2 (%.2f Mops/s)\n",
          plain, persisted, 1e3 / persisted);
+  for (int round = 0; round < 3; round++) {
+    double own = dash_insert(m, bytes, ops, 1), apart = dash_insert(m, bytes, ops, 3);
+    printf("  commit word in the bucket's first line: %.1f ns; in a line of an area of its own: %.1f ns\n", own, apart);
+  }
   double reread = dash_insert(m, bytes, ops, 2);
   printf("  the same, each lock released by reading its flushed line again: %.1f ns (%.2f Mops/s)\n", reread, 1e3 / reread);
   munmap(m, bytes);
