@@ -412,25 +412,44 @@ public final class EshTable implements LongHashTable {
   /**
    * Every distinct segment in hash order, each recovered; exact on a quiescent table (tests,
    * stats, size).
+   *
+   * <p>After a crash every segment is recovered here on the first call. A recovery changes only
+   * the hash range of the segment it recovers (a split it finishes, its own or its old half's,
+   * stays inside that range, and an old half listed earlier was recovered, so its split was
+   * finished then), so the walk goes on from the entry it recovered rather than from the first:
+   * starting again from the first made the first call after a crash quadratic in the number of
+   * segments (2.0 s at 6M records, against 0.15 s for Dash-EH's).
    */
   long[] segmentOffsets() {
     epochs.enter();
     try {
+      List<Long> out = new ArrayList<>();
+      long from = 0; // the entry to go on from, at directory depth fromDepth; out holds every segment before it
+      int fromDepth = 0;
       restart:
       for (;;) {
         MemorySegment m = pool.memory();
         long dir = directory(m);
         int g = ExtendibleDirectory.depth(m, dir);
-        List<Long> out = new ArrayList<>();
-        for (long i = 0; i < 1L << g; ) {
+        if (g < fromDepth) {
+          out.clear(); // the directory never halves; a smaller one was damaged: start again
+          from = 0;
+          fromDepth = 0;
+        }
+        for (long i = from << (g - fromDepth); i < 1L << g; ) {
           long seg = (long) LONG.getAcquire(m, ExtendibleDirectory.entry(m, dir, i));
           if (!recovery.recovered(m, seg)) {
             recovery.recover(m, seg);
+            from = i;
+            fromDepth = g;
             continue restart;
           }
           int d = depthOf(shapeAcquire(m, seg));
           if (d > g) {
-            continue restart; // a doubling since the directory was read
+            out.clear(); // a doubling since the directory was read: start again
+            from = 0;
+            fromDepth = 0;
+            continue restart;
           }
           out.add(seg);
           i += 1L << (g - d);
