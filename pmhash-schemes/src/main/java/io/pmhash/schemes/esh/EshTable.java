@@ -424,31 +424,23 @@ public final class EshTable implements LongHashTable {
     epochs.enter();
     try {
       List<Long> out = new ArrayList<>();
-      long from = 0; // the entry to go on from, at directory depth fromDepth; out holds every segment before it
-      int fromDepth = 0;
+      long from = 0; // the first hash of the entry to go on from; out holds every segment before it
       restart:
       for (;;) {
         MemorySegment m = pool.memory();
         long dir = directory(m);
         int g = ExtendibleDirectory.depth(m, dir);
-        if (g < fromDepth) {
-          out.clear(); // the directory never halves; a smaller one was damaged: start again
-          from = 0;
-          fromDepth = 0;
-        }
-        for (long i = from << (g - fromDepth); i < 1L << g; ) {
+        for (long i = ExtendibleDirectory.prefix(from, g); i < 1L << g; ) {
           long seg = (long) LONG.getAcquire(m, ExtendibleDirectory.entry(m, dir, i));
           if (!recovery.recovered(m, seg)) {
             recovery.recover(m, seg);
-            from = i;
-            fromDepth = g;
+            from = i << (64 - g); // at depth 0, i is 0
             continue restart;
           }
           int d = depthOf(shapeAcquire(m, seg));
           if (d > g) {
             out.clear(); // a doubling since the directory was read: start again
             from = 0;
-            fromDepth = 0;
             continue restart;
           }
           out.add(seg);
