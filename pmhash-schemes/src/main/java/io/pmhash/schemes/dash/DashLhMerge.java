@@ -228,6 +228,8 @@ final class DashLhMerge {
         if (a == 0) {
           continue;
         }
+        // the DRAM route forgets the array's segments before the step that frees it (DashLhRoute)
+        table.route.clearWithin(a, a + arraySegments(e, table.firstShift, table.stride) * table.segBytes);
         try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
           pub.set(table.header + HDR_DIRECTORY + 8L * e, 0).deferFree(a);
           // PERSIST(merge step 5): the directory entry is cleared and the array freed in one step (optimistic readers of a stale word may still read it: reuse waits for the epoch)

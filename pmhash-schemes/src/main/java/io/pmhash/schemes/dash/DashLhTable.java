@@ -79,6 +79,8 @@ public final class DashLhTable implements LongHashTable {
   final long segBytes;
   /** Held by every advance of the word, a merge's retreat of it, and array allocation and freeing. */
   final ReentrantLock arrayLock = new ReentrantLock();
+  /** Segment offsets by segment number, in DRAM; written only under {@link #arrayLock}. */
+  final DashLhRoute route = new DashLhRoute();
   final AtomicLong splits = new AtomicLong();
   final AtomicLong advances = new AtomicLong();
   final AtomicLong arrays = new AtomicLong();
@@ -318,35 +320,94 @@ public final class DashLhTable implements LongHashTable {
 
   /**
    * {@link #locate} for readers and writers, its common case by address: {@code N|Next}, the
-   * directory entry, the segment's shape and recovery version read through {@link
-   * UncheckedMemory} (the header and the segment checked against {@code m}); anything unusual (an
-   * array not allocated, a segment beyond the mapping, a shape other than the one asked for, a
-   * segment still to recover) goes to {@link #locate}, checked, so a writer gets what {@code
-   * locate} would give it (a due split done, a segment recovered, or -1 to route again). {@code
-   * base} is the address of {@code m}, live ({@link UncheckedMemory#base}).
+   * segment's offset from the DRAM {@link #route} (or, the first time a segment is looked up, from
+   * the directory entry of its array), the segment's shape and recovery version read through
+   * {@link UncheckedMemory} (the header and the segment checked against {@code m}); anything
+   * unusual (an array not allocated, a segment beyond the mapping, a shape other than the one
+   * asked for, a segment still to recover) goes to {@link #locate}, checked, so a writer gets
+   * what {@code locate} would give it (a due split done, a segment recovered, or -1 to route
+   * again). {@code base} is the address of {@code m}, live ({@link UncheckedMemory#base}).
+   *
+   * <p>The route is what the instructions before an operation's first cache miss are spent on,
+   * and their number decides whether consecutive operations' misses overlap: from the directory
+   * each time, a positive search cost about 40 % more (docs/format/dash-lh.md, "The route before
+   * the first miss").
    */
   private long locateAt(MemorySegment m, long base, long h) {
     long w = UncheckedMemory.getLong(base + header + HDR_N_NEXT);
-    VarHandle.acquireFence(); // N|Next before the directory and the segment it leads to
+    VarHandle.acquireFence(); // N|Next before the route and the segment it leads to
     long x = h >>> SEGMENT_HASH_SHIFT;
     int level = firstShift + roundOf(w);
     // below Next the segment has split this round: one more bit (branch-free: which side of
     // Next a key falls is as random as the key)
     int depth = level + (int) (((x & ((1L << level) - 1)) - nextOf(w)) >>> 63);
     long s = x & ((1L << depth) - 1);
-    int e = s < 1L << firstShift ? 0 : entryOf(s, firstShift, stride);
-    if (e >= DIRECTORY_ENTRIES || header + HDR_DIRECTORY + 8L * DIRECTORY_ENTRIES > m.byteSize()) {
-      return locate(m, h);
+    long seg = route.offset(s); // an acquire: the entry before the segment it names
+    if (seg == 0) {
+      seg = routeThroughDirectory(m, base, s);
     }
-    long array = UncheckedMemory.getLong(base + header + HDR_DIRECTORY + 8L * e);
-    VarHandle.acquireFence(); // the entry before the segment it names
-    long seg = array + (e == 0 ? s : indexInArray(s, firstShift, stride)) * segBytes;
-    if (array <= 0 || array > m.byteSize() || seg < 0 || seg > m.byteSize() - segBytes
+    if (seg <= 0 || seg > m.byteSize() - segBytes
         || UncheckedMemory.getLong(base + seg + SEG_SHAPE) != shape(depth, LIVE, s)
         || UncheckedMemory.getLong(base + seg + SEG_VERSION) != globalVersion) {
       return locate(m, h);
     }
     return seg;
+  }
+
+  /**
+   * {@link #locateAt}'s route for a segment the DRAM route does not know: the directory entry of
+   * its array, by address (checked against {@code m}); then the route learns it.
+   *
+   * @return the segment's offset, not yet checked against {@code m}; -1 when {@link #locate}
+   *     must decide (the array is not allocated, or lies beyond {@code m})
+   */
+  private long routeThroughDirectory(MemorySegment m, long base, long s) {
+    int e = s < 1L << firstShift ? 0 : entryOf(s, firstShift, stride);
+    if (e >= DIRECTORY_ENTRIES || header + HDR_DIRECTORY + 8L * DIRECTORY_ENTRIES > m.byteSize()) {
+      return -1;
+    }
+    long array = UncheckedMemory.getLong(base + header + HDR_DIRECTORY + 8L * e);
+    VarHandle.acquireFence(); // the entry before the segment it names
+    if (array <= 0 || array > m.byteSize()) {
+      return -1;
+    }
+    learnRoute(s, e);
+    return array + (e == 0 ? s : indexInArray(s, firstShift, stride)) * segBytes;
+  }
+
+  /**
+   * Fills the route's entry for segment {@code s} of directory entry {@code e} from the directory,
+   * read again under the array lock ({@link DashLhRoute} says why that makes it never stale);
+   * skipped when another thread holds the lock, so a lookup never waits for an advance.
+   */
+  private void learnRoute(long s, int e) {
+    if (arrayLock.tryLock()) {
+      try {
+        long array = arrayOffset(pool.memory(), e);
+        if (array > 0) {
+          route.fill(s, array + (e == 0 ? s : indexInArray(s, firstShift, stride)) * segBytes);
+        }
+      } finally {
+        arrayLock.unlock();
+      }
+    }
+  }
+
+  /**
+   * Whether every segment the route knows is where the pool's directory puts it now, for tests
+   * at a quiescent point.
+   *
+   * @return the first segment number whose entry disagrees, or -1
+   */
+  long routeDisagreement() {
+    MemorySegment m = pool.memory();
+    for (long s = 0; s < route.capacity(); s++) {
+      long seg = route.offset(s);
+      if (seg != 0 && seg != segmentOffset(m, s)) {
+        return s;
+      }
+    }
+    return -1;
   }
 
   /**

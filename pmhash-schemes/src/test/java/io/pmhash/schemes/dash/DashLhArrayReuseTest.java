@@ -21,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Here the table grows, shrinks back through merges that free its arrays, and grows again over
  * other keys, so the new arrays are the freed ones, their buckets full of the first keys' records;
  * the checks also hold a live-file copy (what kill -9 leaves) reopened and recovered. None of the
- * first keys may come back, and every second key is found with its value.
+ * first keys may come back, and every second key is found with its value. At each step the DRAM
+ * route ({@link DashLhRoute}) knows segments and names each where the pool's directory puts it:
+ * an entry left naming a freed array would send lookups into memory the second growth reuses.
  */
 class DashLhArrayReuseTest {
   @TempDir Path dir;
@@ -38,13 +40,16 @@ class DashLhArrayReuseTest {
         t.put(first[i], i);
       }
       Set<Long> grownArrays = arrayOffsets(t);
+      checkRoute(t, "after the first growth");
       for (long k : first) {
         assertTrue(t.remove(k));
       }
       assertTrue(t.arraysFreed.get() > 0, "the shrink freed arrays: " + t.stats());
+      checkRoute(t, "after the shrink");
       for (int i = 0; i < second.length; i++) {
         t.put(second[i], -i);
       }
+      checkRoute(t, "after the second growth");
       Set<Long> reused = arrayOffsets(t);
       reused.retainAll(grownArrays);
       assertTrue(reused.size() > 1, "the second growth reused freed arrays: " + reused + " of " + grownArrays);
@@ -53,6 +58,7 @@ class DashLhArrayReuseTest {
     }
     try (DashLhTable t = (DashLhTable) PmHash.open(crashCopy, TableOptions.any().withDurability(Durability.PROCESS))) {
       check(t, first, second);
+      checkRoute(t, "after the reopen");
     }
   }
 
@@ -67,6 +73,15 @@ class DashLhArrayReuseTest {
     t.forEach((k, v) -> seen[0]++);
     assertEquals(present.length, seen[0], "records iterated");
     assertEquals(present.length, t.size());
+  }
+
+  private static void checkRoute(DashLhTable t, String when) {
+    long known = 0;
+    for (long s = 0; s < t.route.capacity(); s++) {
+      known += t.route.offset(s) != 0 ? 1 : 0;
+    }
+    assertTrue(known > 0, "the route knows no segment " + when);
+    assertEquals(-1, t.routeDisagreement(), "the route names a segment where the directory does not put it " + when);
   }
 
   private static Set<Long> arrayOffsets(DashLhTable t) {
