@@ -255,6 +255,23 @@ public final class DashLhLayout {
     return e == 0 ? 1L << firstShift : 1L << (firstShift + (e - 1) / stride);
   }
 
+  /**
+   * The inverse of {@link #entryOf}: the segment at index 0 of directory entry {@code e}'s array.
+   *
+   * @param e a directory entry
+   * @param firstShift log2 of the first array's segment count
+   * @param stride fixed-size expansions before each doubling
+   * @return the first segment number of that array
+   */
+  public static long firstSegmentOf(int e, int firstShift, int stride) {
+    if (e == 0) {
+      return 0;
+    }
+    int g = (e - 1) / stride;
+    long j = (e - 1) % stride;
+    return (1L << firstShift) + ((stride * ((1L << g) - 1)) << firstShift) + (j << (firstShift + g));
+  }
+
   private static int groupOf(long t, int firstShift, int stride) {
     long u = t >>> firstShift;
     // every lookup's route to its segment passes here: a power-of-two stride (the default 8)

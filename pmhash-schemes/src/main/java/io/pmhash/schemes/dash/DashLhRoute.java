@@ -13,15 +13,16 @@ import java.util.Arrays;
  * instructions that decide whether the next search's misses overlap its own (docs/format/dash-lh.md,
  * "The route before the first miss").
  *
- * <p>Derived data, never persisted: empty when a table opens (so the open stays O(1)), an entry
- * filled by the first lookup that finds it empty ({@link DashLhTable}'s {@code locateAt}). An
- * entry is 0 when not known; a pool offset is never 0 (the pool header is there).
+ * <p>Derived data, never persisted: empty when a table opens (so the open stays O(1)); an array's
+ * entries are filled when the array is allocated ({@link DashLhSplit}), and those of the arrays
+ * that existed at open by the first lookup that finds one empty ({@link DashLhTable}'s {@code
+ * locateAt}). An entry is 0 when not known; a pool offset is never 0 (the pool header is there).
  *
  * <p><b>Why an entry is never stale.</b> Every write here (a fill, a clear, the growth of the
  * array) is made holding the table's {@code arrayLock}, which every change of the pool's
  * directory of arrays holds too (allocation and freeing, {@link DashLhSplit}, {@link
- * DashLhMerge}). A fill reads the directory entry under that lock, so it names the segment of the
- * array the directory names at that moment. Before the step that frees an array commits, its
+ * DashLhMerge}). A fill reads the directory entry under that lock (or is the allocation that
+ * writes it), so it names the segment of the array the directory names at that moment. Before the step that frees an array commits, its
  * entries are cleared ({@link #clearWithin}, under the same hold), and the free itself waits for
  * the epoch reclaimer: a reader that read an entry before it was cleared is inside its epoch
  * section, so the memory the entry names is not reused until that reader leaves, exactly as for a

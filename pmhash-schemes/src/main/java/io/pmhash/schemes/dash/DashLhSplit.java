@@ -162,6 +162,11 @@ final class DashLhSplit {
         // PERSIST(§5.2 hybrid expansion, invariant A): every segment header of the array is zero (ABSENT, no chain, version 0) durably before the step that owns the array and names it in the directory commits
         pub.commit();
       }
+      // the DRAM route learns the array's segments now, under the lock that named it (DashLhRoute)
+      long first = firstSegmentOf(e, table.firstShift, table.stride);
+      for (long i = 0; i < count; i++) {
+        table.route.fill(first + i, r.offset() + i * segs.bytes);
+      }
       table.arrays.incrementAndGet();
     } finally {
       table.arrayLock.unlock();

@@ -72,6 +72,7 @@ class DashLhLayoutTest {
           long size = arraySegments(e, firstShift, stride);
           long expectedSize = e == 0 ? 1L << firstShift : (1L << firstShift) << ((e - 1) / stride);
           assertEquals(expectedSize, size, "array size of entry " + e);
+          assertEquals(s, firstSegmentOf(e, firstShift, stride), "first segment of entry " + e);
           for (long j = 0; j < size; j += Math.max(1, size / 7)) {
             assertEquals(e, entryOf(s + j, firstShift, stride), "entry of segment " + (s + j));
             assertEquals(j, indexInArray(s + j, firstShift, stride), "index of segment " + (s + j));
