@@ -9,8 +9,9 @@ import java.nio.ByteOrder;
  * Loads from a pool's memory by absolute address, without the checks the FFM API makes on every
  * access through a {@link MemorySegment}: the bounds check against the mapping's size (read from
  * the segment), the liveness check of the mapping's arena and the alignment check. For the
- * hottest optimistic read paths only (the {@code get} of Dash-EH, Dash-LH, ESH and group
- * hashing); everything else reads through the segment. One
+ * hottest read paths only (the optimistic {@code get} of Dash-EH, Dash-LH, ESH and group hashing,
+ * and CCEH's {@code get} under its segment's reader lock); everything else reads through the
+ * segment. One
  * exception writes: the lock words of a scheme's DRAM array, taken and released by address
  * ({@link VersionLock#tryLockAt}, {@link #compareAndSetInt}, {@link #setIntRelease}) so that the
  * {@link VersionLock} accesses through a segment see the pool's mapping only (the "why" of
@@ -42,7 +43,8 @@ import java.nio.ByteOrder;
  *       array's owner reachable ({@link java.lang.ref.Reference#reachabilityFence}) until the access
  *       is done: the array is freed with it;
  *   <li>what is read is data of an optimistic read, validated afterwards (a {@link VersionLock}),
- *       never dereferenced as an offset before validation and a bounds check.
+ *       or read under a lock that keeps every writer of it out; never dereferenced as an offset
+ *       before validation and a bounds check.
  * </ul>
  *
  * <p>Loads are plain and little-endian, as the pool's formats are; the caller orders them with

@@ -5,6 +5,7 @@ import static io.pmhash.schemes.cceh.CcehLayout.*;
 import io.pmhash.core.Persistence;
 import io.pmhash.core.concurrent.Prefetch;
 import io.pmhash.core.concurrent.SwitchPoint;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.schemes.internal.Damage;
 import java.lang.foreign.MemorySegment;
 
@@ -167,6 +168,42 @@ final class CcehSegment {
       }
     }
     return -1;
+  }
+
+  // ---------------------------------------------------------------- reads by address (read lock held)
+
+  /**
+   * {@link #prefetchWindow} of one bucket for a reader by address ({@link UncheckedMemory}):
+   * {@code a} is the segment's address in a live mapping, the segment checked against it.
+   */
+  static long prefetchWindowAt(long a, int start) {
+    return UncheckedMemory.getLong(a + SEG_BITMAP + 8L * (start >>> 6)) ^ UncheckedMemory.getLong(slotOffset(a, start));
+  }
+
+  /**
+   * {@link #find} by address, for a reader that holds the segment's read lock: no writer changes
+   * the segment meanwhile, and the lock's compare-and-set orders these plain loads after the last
+   * writer's release, so no acquire is needed. {@code a} as in {@link #prefetchWindowAt}.
+   */
+  static int findAt(long a, int start, long key) {
+    int w = start >>> 6;
+    int o = start & 63;
+    long bits = UncheckedMemory.getLong(a + SEG_BITMAP + 8L * w) >>> o;
+    if (o > 64 - PROBE_SLOTS) {
+      bits |= UncheckedMemory.getLong(a + SEG_BITMAP + 8L * ((w + 1) & (BITMAP_WORDS - 1))) << (64 - o);
+    }
+    for (int win = (int) bits & ((1 << PROBE_SLOTS) - 1); win != 0; win &= win - 1) {
+      int slot = (start + Integer.numberOfTrailingZeros(win)) & (SLOTS - 1);
+      if (UncheckedMemory.getLong(slotOffset(a, slot) + PAIR_KEY) == key) {
+        return slot;
+      }
+    }
+    return -1;
+  }
+
+  /** {@link #value} by address, as {@link #findAt}. */
+  static long valueAt(long a, int slot) {
+    return UncheckedMemory.getLong(slotOffset(a, slot) + PAIR_VALUE);
   }
 
   /** @return the first free slot of the window from {@code start}, or -1 (the caller holds the write lock) */

@@ -8,6 +8,7 @@ import io.pmhash.core.Pool;
 import io.pmhash.core.alloc.SchemeAllocator;
 import io.pmhash.core.concurrent.EpochReclaimer;
 import io.pmhash.core.concurrent.Prefetch;
+import io.pmhash.core.concurrent.UncheckedMemory;
 import io.pmhash.core.hash.Hashing;
 import io.pmhash.map.LongHashTable;
 import io.pmhash.map.LongLongConsumer;
@@ -209,6 +210,25 @@ public final class CcehTable implements LongHashTable {
 
   @Override
   public long get(long key, long absent) {
+    return read(key, absent, false);
+  }
+
+  @Override
+  public boolean containsKey(long key) {
+    return read(key, 0, true) != 0;
+  }
+
+  /**
+   * A search under the segment's reader lock (CCEH's concurrency as Dash evaluated it). The
+   * segment is read by address ({@link UncheckedMemory}: FFM's checks on every access are
+   * instructions before the next search's first miss, docs/persistence.md "Unchecked reads"):
+   * {@link DirectoryRoute#segmentAt} checks the entry and the segment against {@code m}, taken
+   * inside the epoch section, so it stays mapped, and every address read lies in that segment.
+   * The lock word itself is taken and released through the mapping.
+   *
+   * @return the value, 1 for a key found when {@code contains}, else {@code absent}
+   */
+  private long read(long key, long absent, boolean contains) {
     long h = Hashing.hash(key);
     int start = startSlot(h);
     EpochReclaimer e = epochs;
@@ -216,51 +236,22 @@ public final class CcehTable implements LongHashTable {
     try {
       for (;;) {
         MemorySegment m = pool.memory();
-        long seg = locate(m, h);
+        long base = UncheckedMemory.base(m);
+        long seg = route.segmentAt(m, base, h, SEGMENT_BYTES);
         if (seg < 0) {
           continue;
         }
+        long a = base + seg;
         // the bitmap word and the window's first line before the lock: the lock's locked
         // instruction orders every later load after it, so these misses would follow its own
-        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start, 1));
+        Prefetch.keep(CcehSegment.prefetchWindowAt(a, start));
         CcehSegment.readLock(m, seg);
         try {
           if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
             continue; // split between locate and the lock: the directory names another segment now
           }
-          int slot = CcehSegment.find(m, seg, start, key);
-          return slot < 0 ? absent : CcehSegment.value(m, seg, slot);
-        } finally {
-          CcehSegment.readUnlock(m, seg);
-        }
-      }
-    } finally {
-      e.exit(section);
-    }
-  }
-
-  @Override
-  public boolean containsKey(long key) {
-    long h = Hashing.hash(key);
-    int start = startSlot(h);
-    EpochReclaimer e = epochs;
-    EpochReclaimer.Section section = e.enterSection();
-    try {
-      for (;;) {
-        MemorySegment m = pool.memory();
-        long seg = locate(m, h);
-        if (seg < 0) {
-          continue;
-        }
-        // the bitmap word and the window's first line before the lock: the lock's locked
-        // instruction orders every later load after it, so these misses would follow its own
-        Prefetch.keep(CcehSegment.prefetchWindow(m, seg, start, 1));
-        CcehSegment.readLock(m, seg);
-        try {
-          if (!covers(CcehSegment.shapeAcquire(m, seg), h)) {
-            continue;
-          }
-          return CcehSegment.find(m, seg, start, key) >= 0;
+          int slot = CcehSegment.findAt(a, start, key);
+          return slot < 0 ? absent : contains ? 1 : CcehSegment.valueAt(a, slot);
         } finally {
           CcehSegment.readUnlock(m, seg);
         }
