@@ -229,7 +229,7 @@ final class DashLhMerge {
           continue;
         }
         // the DRAM route forgets the array's segments before the step that frees it (DashLhRoute)
-        table.route.clearWithin(a, a + arraySegments(e, table.firstShift, table.stride) * table.segBytes);
+        table.route.clear(firstSegmentOf(e, table.firstShift, table.stride), arraySegments(e, table.firstShift, table.stride));
         try (SchemeAllocator.Step pub = pool.schemeAllocator().begin()) {
           pub.set(table.header + HDR_DIRECTORY + 8L * e, 0).deferFree(a);
           // PERSIST(merge step 5): the directory entry is cleared and the array freed in one step (optimistic readers of a stale word may still read it: reuse waits for the epoch)

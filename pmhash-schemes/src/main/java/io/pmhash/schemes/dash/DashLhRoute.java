@@ -23,7 +23,7 @@ import java.util.Arrays;
  * directory of arrays holds too (allocation and freeing, {@link DashLhSplit}, {@link
  * DashLhMerge}). A fill reads the directory entry under that lock (or is the allocation that
  * writes it), so it names the segment of the array the directory names at that moment. Before the step that frees an array commits, its
- * entries are cleared ({@link #clearWithin}, under the same hold), and the free itself waits for
+ * entries are cleared ({@link #clear}, under the same hold), and the free itself waits for
  * the epoch reclaimer: a reader that read an entry before it was cleared is inside its epoch
  * section, so the memory the entry names is not reused until that reader leaves, exactly as for a
  * reader that read the directory entry before it was cleared. A grown array is a copy made under
@@ -78,20 +78,17 @@ final class DashLhRoute {
   }
 
   /**
-   * Forgets every segment whose offset lies in {@code [from, to)}: the segments of an array about
-   * to be freed. The caller holds the table's {@code arrayLock}. A scan of the whole route: arrays
-   * are freed rarely (a contraction that retreats past one).
+   * Forgets segments {@code first .. first + count - 1}: the segments of an array about to be
+   * freed (only that array's offsets are ever filled for them, {@link DashLhLayout#entryOf}). The
+   * caller holds the table's {@code arrayLock}.
    *
-   * @param from the array's first byte
-   * @param to the byte after its last
+   * @param first the array's first segment number ({@link DashLhLayout#firstSegmentOf})
+   * @param count its segments
    */
-  void clearWithin(long from, long to) {
+  void clear(long first, long count) {
     long[] o = offsets;
-    for (int i = 0; i < o.length; i++) {
-      long seg = (long) ENTRY.getOpaque(o, i);
-      if (seg >= from && seg < to) {
-        ENTRY.setRelease(o, i, 0L);
-      }
+    for (long s = Math.max(0, first), end = Math.min(o.length, first + count); s < end; s++) {
+      ENTRY.setRelease(o, (int) s, 0L);
     }
   }
 

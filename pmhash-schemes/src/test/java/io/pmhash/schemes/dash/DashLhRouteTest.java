@@ -33,17 +33,20 @@ class DashLhRouteTest {
   }
 
   @Test
-  void clearWithinForgetsExactlyTheSegmentsInsideTheRange() {
+  void clearForgetsExactlyTheSegmentsOfTheRange() {
     DashLhRoute r = new DashLhRoute();
-    r.fill(0, 1000);
-    r.fill(1, 2000);
-    r.fill(2, 2999);
-    r.fill(3, 3000);
-    r.clearWithin(2000, 3000);
+    for (long s = 0; s < 6; s++) {
+      r.fill(s, 1000 * (s + 1));
+    }
+    r.clear(2, 3);
     assertEquals(1000, r.offset(0));
-    assertEquals(0, r.offset(1));
+    assertEquals(2000, r.offset(1));
     assertEquals(0, r.offset(2));
-    assertEquals(3000, r.offset(3));
+    assertEquals(0, r.offset(3));
+    assertEquals(0, r.offset(4));
+    assertEquals(6000, r.offset(5));
+    r.clear(r.capacity() - 1, 1L << 40); // a range past the route's end clears what it holds of it
+    assertEquals(6000, r.offset(5));
   }
 
   @Test
