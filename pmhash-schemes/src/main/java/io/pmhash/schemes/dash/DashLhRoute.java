@@ -10,8 +10,8 @@ import java.util.Arrays;
  * DashLhLayout#entryOf}, that entry's load, {@link DashLhLayout#indexInArray}, a multiplication),
  * kept so that a lookup's route to its first cache miss is one load from an array of 8 bytes a
  * segment, as Dash-EH's is one load from its directory. That route is where a search spends the
- * instructions that decide whether the next search's misses overlap its own (docs/format/dash-lh.md,
- * "The route before the first miss").
+ * instructions that decide whether the next search's misses overlap its own
+ * (docs/format/dash-lh.md, "The route before the first miss").
  *
  * <p>Derived data, never persisted: empty when a table opens (so the open stays O(1)); an array's
  * entries are filled when the array is allocated ({@link DashLhSplit}), and those of the arrays
@@ -22,11 +22,12 @@ import java.util.Arrays;
  * array) is made holding the table's {@code arrayLock}, which every change of the pool's
  * directory of arrays holds too (allocation and freeing, {@link DashLhSplit}, {@link
  * DashLhMerge}). A fill reads the directory entry under that lock (or is the allocation that
- * writes it), so it names the segment of the array the directory names at that moment. Before the step that frees an array commits, its
- * entries are cleared ({@link #clear}, under the same hold), and the free itself waits for
- * the epoch reclaimer: a reader that read an entry before it was cleared is inside its epoch
- * section, so the memory the entry names is not reused until that reader leaves, exactly as for a
- * reader that read the directory entry before it was cleared. A grown array is a copy made under
+ * writes it), so it names the segment of the array the directory names at that moment. Before
+ * the step that frees an array commits, its entries are cleared ({@link #clear}, under the same
+ * hold), and the free itself waits for the epoch reclaimer: a reader that read an entry before
+ * it was cleared is inside its epoch section, so the memory the entry names is not reused until
+ * that reader leaves, exactly as for a reader that read the directory entry before it was
+ * cleared. A grown array is a copy made under
  * the lock, so no clear is lost, and a reader that read the old array's reference did so inside a
  * section that began before the growth. Readers still check what an entry names (its bounds
  * against their mapping, the segment's shape and recovery version), as they check what the
@@ -55,9 +56,8 @@ final class DashLhRoute {
 
   /**
    * Records segment {@code s} at {@code seg}. The caller holds the table's {@code arrayLock} and
-   * read {@code seg}'s array from the pool's directory while holding it.
-   *
-   * Segment numbers from {@link #MAX_ENTRIES} on are not recorded.
+   * read {@code seg}'s array from the pool's directory while holding it. Segment numbers from
+   * {@link #MAX_ENTRIES} on are not recorded.
    *
    * @param s a segment number, at least 0
    * @param seg its pool offset, positive
