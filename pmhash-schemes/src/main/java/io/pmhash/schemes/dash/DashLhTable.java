@@ -576,23 +576,24 @@ public final class DashLhTable implements LongHashTable {
           routed = true;
           continue;
         }
-        // the buckets by address, as in DashEhTable.read (locateAt checked the segment against m,
-        // taken inside the epoch section); the stash and the chain through the segment
+        // the buckets by address, as in DashEhTable.read (directSegmentAt or locateAt checked the
+        // segment against m, taken inside the epoch section); the stash and the chain through the segment
         long b1 = bucket(seg, y);
         long b2 = bucket(seg, (y + 1) & (NORMAL_BUCKETS - 1));
         long a1 = base + b1;
         long a2 = base + b2;
         long versions = VersionLock.snapshotBothAt(a1 + LOCK, a2 + LOCK);
-        if (VersionLock.eitherLocked(versions)) {
-          Damage.awaitUnlocked(m, VersionLock.firstLocked(versions) ? b1 + LOCK : b2 + LOCK, "dash-lh bucket lock");
-          continue;
-        }
-        long shape = UncheckedMemory.getLong(base + seg + SEG_SHAPE);
+        long shape = UncheckedMemory.getLong(base + seg + SEG_SHAPE); // after the versions (their acquire)
         if (routed ? !covers(shape, h) : shape != shape(depth, LIVE, s)) {
           // the direct route: not the segment N|Next asks for (a split due, a merge done, or a
           // word since changed), which locateAt finishes or routes around; locateAt's: a split
-          // between it and the snapshot
+          // between it and the snapshot. Checked before the lock words are trusted: the direct
+          // route may name an ABSENT segment, whose buckets hold anything (recycled bytes)
           routed = true;
+          continue;
+        }
+        if (VersionLock.eitherLocked(versions)) {
+          Damage.awaitUnlocked(m, VersionLock.firstLocked(versions) ? b1 + LOCK : b2 + LOCK, "dash-lh bucket lock");
           continue;
         }
         long v = absent;
