@@ -305,11 +305,9 @@ public final class DashLhTable implements LongHashTable {
 
   /** @return the offset of segment {@code s}, 0 if its array is not allocated */
   long segmentOffset(MemorySegment m, long s) {
-    if (s < 1L << firstShift) {
-      return arrayOffset(m, 0) + s * segBytes;
-    }
-    long a = arrayOffset(m, entryOf(s, firstShift, stride));
-    return a == 0 ? 0 : a + indexInArray(s, firstShift, stride) * segBytes;
+    boolean first = s < 1L << firstShift;
+    long a = arrayOffset(m, first ? 0 : entryOf(s, firstShift, stride));
+    return a == 0 ? 0 : a + (first ? s : indexInArray(s, firstShift, stride)) * segBytes;
   }
 
   /** @return whether a LIVE shape covers hash {@code h} */
@@ -341,7 +339,7 @@ public final class DashLhTable implements LongHashTable {
     long s = x & ((1L << depth) - 1);
     long seg = route.offset(s); // an acquire: the entry before the segment it names
     if (seg == 0) {
-      seg = routeThroughDirectory(m, base, s);
+      seg = routeThroughDirectory(m, s);
     }
     if (seg <= 0 || seg > m.byteSize() - segBytes
         || UncheckedMemory.getLong(base + seg + SEG_SHAPE) != shape(depth, LIVE, s)
@@ -379,37 +377,36 @@ public final class DashLhTable implements LongHashTable {
   }
 
   /**
-   * {@link #locateAt}'s route for a segment the DRAM route does not know: the directory entry of
-   * its array, by address (checked against {@code m}); then the route learns it.
+   * {@link #locateAt}'s route for a segment the DRAM route does not know (a cold path: after an
+   * open, once per segment of the arrays it opened with): {@link #segmentOffset} through the
+   * directory; then the route learns it.
    *
    * @return the segment's offset, not yet checked against {@code m}; -1 when {@link #locate}
-   *     must decide (the array is not allocated, or lies beyond {@code m})
+   *     must decide (an entry beyond the directory, or an array not allocated)
    */
-  private long routeThroughDirectory(MemorySegment m, long base, long s) {
-    int e = s < 1L << firstShift ? 0 : entryOf(s, firstShift, stride);
-    if (e >= DIRECTORY_ENTRIES || header + HDR_DIRECTORY + 8L * DIRECTORY_ENTRIES > m.byteSize()) {
+  private long routeThroughDirectory(MemorySegment m, long s) {
+    if (s >= 1L << firstShift && entryOf(s, firstShift, stride) >= DIRECTORY_ENTRIES) {
       return -1;
     }
-    long array = UncheckedMemory.getLong(base + header + HDR_DIRECTORY + 8L * e);
-    VarHandle.acquireFence(); // the entry before the segment it names
-    if (array <= 0 || array > m.byteSize()) {
+    long seg = segmentOffset(m, s);
+    if (seg <= 0) {
       return -1;
     }
-    learnRoute(s, e);
-    return array + (e == 0 ? s : indexInArray(s, firstShift, stride)) * segBytes;
+    learnRoute(s);
+    return seg;
   }
 
   /**
-   * Fills the route's entry for segment {@code s} of directory entry {@code e} from the directory,
-   * read again under the array lock ({@link DashLhRoute} says why that makes it never stale);
-   * skipped when another thread holds the lock, so a lookup never waits for an advance.
+   * Fills the route's entry for segment {@code s} from the directory, read again under the array
+   * lock ({@link DashLhRoute} says why that makes it never stale); skipped when another thread
+   * holds the lock, so a lookup never waits for an advance.
    */
-  private void learnRoute(long s, int e) {
+  private void learnRoute(long s) {
     if (arrayLock.tryLock()) {
       try {
-        long array = arrayOffset(pool.memory(), e);
-        if (array > 0) {
-          route.fill(s, array + (e == 0 ? s : indexInArray(s, firstShift, stride)) * segBytes);
+        long seg = segmentOffset(pool.memory(), s);
+        if (seg > 0) {
+          route.fill(s, seg);
         }
       } finally {
         arrayLock.unlock();
