@@ -223,6 +223,26 @@ final class EshSegment {
     return -1;
   }
 
+  /**
+   * One word of each record line of the bucket at address {@code ah} (up to three: buckets are at
+   * most 256 bytes), for {@link io.pmhash.core.concurrent.Prefetch#keep}. Unrolled by hand: as a
+   * loop over {@link #bucketLines} the compiled read ran at 0.7 of the speed of these loads.
+   */
+  long recordLinesAt(long ah) {
+    int lines = bucketLines;
+    long touched = 0;
+    if (lines > 1) {
+      touched ^= UncheckedMemory.getLong(ah + 64);
+    }
+    if (lines > 2) {
+      touched ^= UncheckedMemory.getLong(ah + 128);
+    }
+    if (lines > 3) {
+      touched ^= UncheckedMemory.getLong(ah + 192);
+    }
+    return touched;
+  }
+
   /** {@link #find} by absolute address ({@link #locateAt}). */
   private static int findAt(long b, int slots, long key, int fp) {
     long candidates = ByteMatch.matchNibbleFlags(UncheckedMemory.getLong(b + FPS), ByteMatch.broadcastNibble(fp));

@@ -302,6 +302,10 @@ public final class EshTable implements LongHashTable {
         long hb = s.bucket(seg, y);
         long aseg = base + seg;
         long ah = s.bucket(aseg, y);
+        // the home bucket's record lines with its metadata line: a search that finds its key (or
+        // one of the 0.8 wrong keys a 4-bit fingerprint lets through) reads one, and loaded after
+        // the fingerprints it is a second miss (format/esh.md, "Against Dash-EH"); never trusted
+        Prefetch.keep(s.recordLinesAt(ah));
         int v = VersionLock.snapshotAt(ah + LOCK);
         if (UncheckedMemory.getInt(ah + STATE) != stateTag) {
           recovery.recover(m, seg, hb); // Alg. 4.2 line 8: the bucket is not consistent
