@@ -378,8 +378,17 @@ public final class EshTable implements LongHashTable {
           continue;
         }
         long hb = s.bucket(seg, y);
-        // the bucket's lines before its lock: their misses overlap, and the work under it hits the cache (Prefetch)
-        Prefetch.keep(Prefetch.lines(m, hb, s.bucketLines));
+        // the lines the critical section reads, before its lock: their misses overlap, and the work
+        // under it hits the cache (Prefetch). The home bucket whole, and the next bucket: the one
+        // an insert into a full home overflows to when it has room (EshSegment.insertOverflow), and
+        // the one a home's OFRB names most often, which an absence check or a delete then reads;
+        // its record lines only for an insert. By address (locate checked the segment against m)
+        // and unrolled, as the read's (EshSegment.recordLinesAt)
+        long base = UncheckedMemory.base(m);
+        long ah = base + hb;
+        long an = base + s.bucket(seg, (y + 1) & (s.buckets - 1));
+        long next = UncheckedMemory.getLong(an) ^ (op == PUT || op == PUT_IF_ABSENT ? s.recordLinesAt(an) : 0);
+        Prefetch.keep(UncheckedMemory.getLong(ah) ^ s.recordLinesAt(ah) ^ next);
         if (state(m, hb) != stateTag) {
           recovery.recover(m, seg, hb); // Alg. 4.1 line 9: the bucket is not consistent
           continue;
