@@ -526,29 +526,67 @@ final class GroupCells {
   long prefetchForWrite(MemorySegment m, long home, int fp) {
     long g = groupOf(home);
     int entry = homeEntry(home);
-    long touched = entry ^ (long) LONG.get(m, bitmapWord(home));
     int homeFp = entry & 0xFF;
-    if (homeFp == 0 || homeFp == fp) {
-      touched ^= key(m, home); // the home cell: written when free, compared when its fingerprint matches
-    }
-    long first = level2First(g);
-    int words = 1 << (groupBits - 3);
     int overflowWord = entry >>> 8 & 0xFF;
-    if (overflowWord != 0) {
-      long from = (first + 8L * (overflowWord - 1)) & ~63L; // first and G are multiples of 64
-      touched ^= Prefetch.linesAt(fpsAddress + level2Fps + from, (int) ((first + groupSize() - from) >>> 6));
-      int last = entry >>> 16;
-      if (last != 0 && level2Fp(first + last - 1) == fp) {
-        touched ^= key(m, first + last - 1);
-      }
-    }
+    int last = entry >>> 16;
     int freeWord = freeFrom(g);
-    if (homeFp != 0 && freeWord < words) {
-      // the free cell is one of the word's eight: their two lines, without waiting for the word
-      long at = first + 8L * freeWord;
-      touched ^= (long) LONG.get(fps, level2Fps + at) ^ key(m, at) ^ key(m, at + 4) ^ (long) LONG.get(m, bitmapWord(at));
-    }
-    return touched;
+    int words = 1 << (groupBits - 3);
+    long first = level2First(g);
+    long lastCell = first + Math.max(last, 1) - 1;
+    long freeAt = first + 8L * Math.min(freeWord, words - 1);
+    // Every load below runs on every call, and where the hints say there is nothing to see it
+    // reads a word loaded anyway (the bitmap word, the home entry): behind branches, the loads'
+    // helpers were compiled as calls, as C2 does not inline a call site its profile saw rarely
+    // (MinInlineFrequencyRatio), and the profile is taken while the table is young, before any
+    // home overflows (docs/format/group.md, "Writers load before they lock")
+    long pool = UncheckedMemory.base(m);
+    long bitmap = pool + bitmapWord(home);
+    long homeEntryWord = fpsAddress + (4 * home & ~7L); // the 8 aligned bytes holding the home entry
+    boolean freeWanted = homeFp != 0 && freeWord < words;
+    int lastFp = level2Fp(lastCell);
+    long homeCell = homeFp == 0 || homeFp == fp ? pool + pair(home) : bitmap;
+    long lastOverflow = last != 0 && lastFp == fp ? pool + pair(lastCell) : bitmap;
+    long freeFps = freeWanted ? fpsAddress + level2Fps + freeAt : homeEntryWord;
+    long freeCells = freeWanted ? pool + pair(freeAt) : bitmap;
+    long freeCellsNext = freeWanted ? pool + pair(freeAt + 4) : bitmap;
+    long freeBitmap = freeWanted ? pool + bitmapWord(freeAt) : bitmap;
+    // the level-2 fingerprint lines from the overflow word to the group's end (first and G are
+    // multiples of 64); without overflow, the home entry's line, so that the loop loads at least
+    // one line on every call and its load too is compiled inline
+    long from = overflowWord != 0 ? fpsAddress + level2Fps + ((first + 8L * (overflowWord - 1)) & ~63L) : homeEntryWord;
+    int fpsLines = overflowWord != 0 ? (int) ((fpsAddress + level2Fps + first + groupSize() - from) >>> 6) : 1;
+    assert inTable(m, from) && inTable(m, from + 64L * (fpsLines - 1)) : "level-2 fingerprint lines outside the table";
+    return entry ^ lastFp
+        ^ prefetchLoad(m, bitmap)
+        // the home cell: written when free, compared when its fingerprint matches
+        ^ prefetchLoad(m, homeCell)
+        // the level-2 fingerprints the absence check scans
+        ^ Prefetch.linesAt(from, fpsLines)
+        // the last overflow's cell, when its fingerprint matches
+        ^ prefetchLoad(m, lastOverflow)
+        // unless the home is free: the free word's fingerprints and the two lines of its eight
+        // cells (the free cell is one of them), without waiting for the word to say which
+        ^ prefetchLoad(m, freeFps)
+        ^ prefetchLoad(m, freeCells)
+        ^ prefetchLoad(m, freeCellsNext)
+        ^ prefetchLoad(m, freeBitmap);
+  }
+
+  /**
+   * A load of {@link #prefetchForWrite}, by address. With assertions on (the tests), the address
+   * is checked to lie in this table: in its pool block's bitmaps and cells, or in its DRAM
+   * fingerprints.
+   */
+  private long prefetchLoad(MemorySegment m, long address) {
+    assert inTable(m, address) : "a writer's load before its lock outside the table: " + address;
+    return UncheckedMemory.getLong(address);
+  }
+
+  /** Whether the 8 bytes at {@code address} lie in this table's bitmaps and cells, or its fingerprints. */
+  private boolean inTable(MemorySegment m, long address) {
+    long pool = UncheckedMemory.base(m);
+    return address >= pool + bitmaps && address <= pool + cellsEnd - 8
+        || address >= fpsAddress && address <= fpsAddress + fps.byteSize() - 8;
   }
 
   /** @return the value of an occupied cell */
