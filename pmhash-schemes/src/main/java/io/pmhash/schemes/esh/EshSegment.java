@@ -229,7 +229,7 @@ final class EshSegment {
   /**
    * One word of each record line of the bucket at address {@code ah} (up to three: buckets are at
    * most 256 bytes), for {@link io.pmhash.core.concurrent.Prefetch#keep}. Unrolled by hand: as a
-   * loop over {@link #bucketLines} the compiled read ran at 0.7 of the speed of these loads.
+   * loop over {@link #bucketLines} the compiled read ran at about 0.7 of the speed of these loads.
    */
   long recordLinesAt(long ah) {
     int lines = bucketLines;

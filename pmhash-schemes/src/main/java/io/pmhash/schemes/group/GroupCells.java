@@ -515,9 +515,10 @@ final class GroupCells {
    * persist does not wait for the line (docs/format/group.md, "Writers load before they lock").
    *
    * <p>Nothing read here is trusted: the writer reads everything again under the lock. It is safe
-   * without the lock (but inside the epoch, which keeps this table's DRAM arrays mapped): every
-   * offset it computes lies in this table's arrays whatever the hints read, as they are always
-   * words of the key's group.
+   * without the lock (but inside the epoch, which keeps this table's DRAM arrays and the mapping
+   * {@code m} mapped): every address it computes lies in this table's arrays whatever the hints
+   * read, as they are always words of the key's group; it reads by address ({@link
+   * UncheckedMemory}), and with assertions on checks each address against the table.
    *
    * @param home the key's level-1 cell
    * @param fp the key's {@link #fingerprint}
