@@ -161,7 +161,7 @@ final class GroupCells {
   final MemorySegment fps;
   /** 3N: level-2 cell {@code c}'s fingerprint is byte {@code level2Fps + c} of {@link #fps}. */
   private final long level2Fps;
-  /** The address of {@link #fps}, for the reads by address ({@link #findAt}, {@link #prefetchForWrite}). */
+  /** The address of {@link #fps}, for the reads by address ({@link #findAt}, {@link #prefetchForPut}). */
   private final long fpsAddress;
   /** The offset just past the last cell: a mapping {@link #findAt} reads must cover it. */
   final long cellsEnd;
@@ -504,15 +504,21 @@ final class GroupCells {
   }
 
   /**
-   * Starts, before a writer takes the group lock, the cache misses it will take under the lock:
-   * the lines of the key's home entry and group bitmap, its home cell when the entry says it is
-   * free or its fingerprint matches, the level-2 fingerprints its absence check scans (from the
-   * home's overflow word on), the last overflow's cell when its fingerprint matches, and, unless
-   * the home is free, the free word's fingerprints with the two lines of its eight cells, one of
-   * which an insert that overflows takes (both, so that they need not wait for the word).
-   * The lock's CAS waits for earlier loads, so these misses overlap one another instead of
-   * following each other under the lock, where the pair's write then hits the cache and its
-   * persist does not wait for the line (docs/format/group.md, "Writers load before they lock").
+   * Starts, before an inserting writer ({@code put}, {@code putIfAbsent}, {@code replace}) takes
+   * the group lock, the cache misses it will take under the lock: the lines of the key's home
+   * entry, group bitmap and home cell (written when it is free), the level-2 fingerprints its
+   * absence check scans (from the home's overflow word on), and the free word's fingerprints with
+   * the two lines of its eight cells and their bitmap word, one of which an insert that overflows
+   * takes (both, so that they need not wait for the word). The lock's CAS waits for earlier
+   * loads, so these misses overlap one another instead of following each other under the lock,
+   * where the pair's write then hits the cache and its persist does not wait for the line
+   * (docs/format/group.md, "Writers load before they lock").
+   *
+   * <p>Only the level-2 fingerprint lines wait for the home entry (they start at its overflow
+   * word); every other address is known before it arrives, and those lines are loaded whatever
+   * the entry holds (a free home needs no free word, a taken one not its cell): chosen by the
+   * entry, they waited for its miss, two misses deep instead of one (docs/format/group.md, "One
+   * miss deep"). An update of a key in level 2 reads its cell under the lock.
    *
    * <p>Nothing read here is trusted: the writer reads everything again under the lock. It is safe
    * without the lock (but inside the epoch, which keeps this table's DRAM arrays and the mapping
@@ -521,71 +527,78 @@ final class GroupCells {
    * UncheckedMemory}), and with assertions on checks each address against the table.
    *
    * @param home the key's level-1 cell
-   * @param fp the key's {@link #fingerprint}
    * @return a value derived from every load, for {@link Prefetch#keep}, so that no load is optimised away
    */
-  long prefetchForWrite(MemorySegment m, long home, int fp) {
+  long prefetchForPut(MemorySegment m, long home) {
     long g = groupOf(home);
     int entry = homeEntry(home);
-    int homeFp = entry & 0xFF;
-    int overflowWord = entry >>> 8 & 0xFF;
-    int last = entry >>> 16;
-    int freeWord = freeFrom(g);
-    int words = 1 << (groupBits - 3);
     long first = level2First(g);
-    long lastCell = first + Math.max(last, 1) - 1;
-    long freeAt = first + 8L * Math.min(freeWord, words - 1);
-    // Every load below runs on every call, and where the hints say there is nothing to see it
-    // reads a word loaded anyway (the bitmap word, the home entry): behind branches, the loads'
-    // helpers were compiled as calls, as C2 does not inline a call site its profile saw rarely
-    // (MinInlineFrequencyRatio), and the profile is taken while the table is young, before any
-    // home overflows (docs/format/group.md, "Writers load before they lock")
+    long freeAt = first + 8L * Math.min(freeFrom(g), (1 << (groupBits - 3)) - 1);
     long pool = UncheckedMemory.base(m);
     long bitmap = pool + bitmapWord(home);
-    long homeEntryWord = fpsAddress + (4 * home & ~7L); // the 8 aligned bytes holding the home entry
-    boolean freeWanted = homeFp != 0 && freeWord < words;
-    int lastFp = level2Fp(lastCell);
-    long homeCell = homeFp == 0 || homeFp == fp ? pool + pair(home) : bitmap;
-    long lastOverflow = last != 0 && lastFp == fp ? pool + pair(lastCell) : bitmap;
-    long freeFps = freeWanted ? fpsAddress + level2Fps + freeAt : homeEntryWord;
-    long freeCells = freeWanted ? pool + pair(freeAt) : bitmap;
-    long freeCellsNext = freeWanted ? pool + pair(freeAt + 4) : bitmap;
-    long freeBitmap = freeWanted ? pool + bitmapWord(freeAt) : bitmap;
-    // the level-2 fingerprint lines from the overflow word to the group's end (first and G are
-    // multiples of 64); without overflow, the home entry's line, so that the loop loads at least
-    // one line on every call and its load too is compiled inline
-    long from = overflowWord != 0 ? fpsAddress + level2Fps + ((first + 8L * (overflowWord - 1)) & ~63L) : homeEntryWord;
-    int fpsLines = overflowWord != 0 ? (int) ((fpsAddress + level2Fps + first + groupSize() - from) >>> 6) : 1;
-    assert inTable(m, from) && inTable(m, from + 64L * (fpsLines - 1)) : "level-2 fingerprint lines outside the table";
-    return entry ^ lastFp
-        ^ prefetchLoad(m, bitmap)
-        // the home cell: written when free, compared when its fingerprint matches
-        ^ prefetchLoad(m, homeCell)
-        // the level-2 fingerprints the absence check scans
-        ^ Prefetch.linesAt(from, fpsLines)
-        // the last overflow's cell, when its fingerprint matches
-        ^ prefetchLoad(m, lastOverflow)
-        // unless the home is free: the free word's fingerprints and the two lines of its eight
-        // cells (the free cell is one of them), without waiting for the word to say which
-        ^ prefetchLoad(m, freeFps)
-        ^ prefetchLoad(m, freeCells)
-        ^ prefetchLoad(m, freeCellsNext)
-        ^ prefetchLoad(m, freeBitmap);
+    return entry
+        ^ prefetchLoad(pool, bitmap)
+        ^ prefetchLoad(pool, pool + pair(home))
+        ^ level2Lines(pool, home, entry, first)
+        // the free word's fingerprints, the two lines of its eight cells, their bitmap word
+        ^ prefetchLoad(pool, fpsAddress + level2Fps + freeAt)
+        ^ prefetchLoad(pool, pool + pair(freeAt))
+        ^ prefetchLoad(pool, pool + pair(freeAt + 4))
+        ^ prefetchLoad(pool, pool + bitmapWord(freeAt));
   }
 
   /**
-   * A load of {@link #prefetchForWrite}, by address. With assertions on (the tests), the address
+   * {@link #prefetchForPut} for a {@code remove}: the home entry, the group bitmap, the home cell,
+   * the level-2 fingerprints from the overflow word on, and the cell of the home's last overflow
+   * (a level-2 key is its home's last overflow more often than not, and a recent one usually
+   * is). The last overflow's cell waits for the entry, as the fingerprint lines do.
+   *
+   * @param home the key's level-1 cell
+   * @return a value derived from every load, for {@link Prefetch#keep}
+   */
+  long prefetchForRemove(MemorySegment m, long home) {
+    long g = groupOf(home);
+    int entry = homeEntry(home);
+    int last = Math.min(entry >>> 16, groupSize());
+    long first = level2First(g);
+    long pool = UncheckedMemory.base(m);
+    long bitmap = pool + bitmapWord(home);
+    // where the entry names no last overflow, a line loaded anyway (the bitmap word's)
+    long lastOverflow = last != 0 ? pool + pair(first + last - 1) : bitmap;
+    return entry
+        ^ prefetchLoad(pool, bitmap)
+        ^ prefetchLoad(pool, pool + pair(home))
+        ^ level2Lines(pool, home, entry, first)
+        ^ prefetchLoad(pool, lastOverflow);
+  }
+
+  /**
+   * The level-2 fingerprint lines a writer's search reads: from the home entry's overflow word to
+   * the group's end ({@code first} and G are multiples of 64), or, when no record of the home
+   * overflowed, the home entry's own line (loaded anyway), so that the loop loads a line on every
+   * call and is compiled inline (docs/format/group.md, "Every load on every call").
+   */
+  private long level2Lines(long pool, long home, int entry, long first) {
+    int overflowWord = entry >>> 8 & 0xFF;
+    long groupFps = fpsAddress + level2Fps + first;
+    long from = overflowWord != 0 ? groupFps + (8L * (overflowWord - 1) & ~63L) : fpsAddress + (4 * home & ~7L);
+    int lines = overflowWord != 0 ? (int) ((groupFps + groupSize() - from) >>> 6) : 1;
+    assert inTable(pool, from) && inTable(pool, from + 64L * (lines - 1)) : "level-2 fingerprint lines outside the table";
+    return Prefetch.linesAt(from, lines);
+  }
+
+  /**
+   * A load of {@link #prefetchForPut} or {@link #prefetchForRemove}, by address. With assertions on (the tests), the address
    * is checked to lie in this table: in its pool block's bitmaps and cells, or in its DRAM
    * fingerprints.
    */
-  private long prefetchLoad(MemorySegment m, long address) {
-    assert inTable(m, address) : "a writer's load before its lock outside the table: " + address;
+  private long prefetchLoad(long pool, long address) {
+    assert inTable(pool, address) : "a writer's load before its lock outside the table: " + address;
     return UncheckedMemory.getLong(address);
   }
 
   /** Whether the 8 bytes at {@code address} lie in this table's bitmaps and cells, or its fingerprints. */
-  private boolean inTable(MemorySegment m, long address) {
-    long pool = UncheckedMemory.base(m);
+  private boolean inTable(long pool, long address) {
     return address >= pool + bitmaps && address <= pool + cellsEnd - 8
         || address >= fpsAddress && address <= fpsAddress + fps.byteSize() - 8;
   }

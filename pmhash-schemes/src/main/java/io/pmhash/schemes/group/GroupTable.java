@@ -245,7 +245,7 @@ public final class GroupTable implements LongHashTable {
         long home = t.home(h);
         long g = t.groupOf(home);
         MemorySegment m = pool.memory();
-        Prefetch.keep(t.prefetchForWrite(m, home, fp));
+        Prefetch.keep(t.prefetchForPut(m, home));
         if (!t.lock(this, g)) {
           continue;
         }
@@ -317,7 +317,7 @@ public final class GroupTable implements LongHashTable {
         long home = t.home(h);
         g = t.groupOf(home);
         MemorySegment m = pool.memory();
-        Prefetch.keep(t.prefetchForWrite(m, home, fp));
+        Prefetch.keep(t.prefetchForRemove(m, home));
         if (t.lock(this, g)) {
           try {
             if (!t.built(g)) {
