@@ -165,32 +165,32 @@ final class EshSegment {
   }
 
   /**
-   * Algorithm 4.2 past the home bucket: the foreign slots of the buckets the home's OFRB names.
+   * Algorithm 4.2: the key's home {@code hb} first, then (if OC &gt; 0) the foreign slots of the
+   * buckets its OFRB names. One loop and one call site of {@link #find} for the home and its
+   * neighbours, as {@link #locateAt}: with the neighbours in a method of their own, C2 compiled
+   * that method as a call in some JVMs, having profiled the writers while the table was young and
+   * few homes had overflowed, and those JVMs' inserts spent 30–47 ns more in it than the others
+   * spent inline (docs/format/esh.md, "Against Dash-EH", session 33).
    *
-   * @return the record's location, or -1
-   */
-  long findForeign(MemorySegment m, long seg, long ofrb, long key, int fp) {
-    for (long o = ofrb; o != 0; o &= o - 1) {
-      long t = bucket(seg, Long.numberOfTrailingZeros(o));
-      int slot = find(m, t, foreign(commitAcquire(m, t)), key, fp);
-      if (slot >= 0) {
-        return t | slot;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * @return the key's location: its home {@code hb} first, then (if OC &gt; 0) the buckets its
-   *     OFRB names; -1 if absent
+   * @return the key's location ({@code bucket | slot}), or -1 if absent
    */
   long locate(MemorySegment m, long seg, long hb, long key, int fp) {
     long c = commitAcquire(m, hb);
-    int slot = find(m, hb, home(c), key, fp);
-    if (slot >= 0) {
-      return hb | slot;
+    long others = overflowCount(c) == 0 ? 0 : ofrb(m, hb);
+    long b = hb;
+    int slots = home(c);
+    for (;;) {
+      int slot = find(m, b, slots, key, fp);
+      if (slot >= 0) {
+        return b | slot;
+      }
+      if (others == 0) {
+        return -1;
+      }
+      b = bucket(seg, Long.numberOfTrailingZeros(others));
+      others &= others - 1;
+      slots = foreign(commitAcquire(m, b));
     }
-    return overflowCount(c) == 0 ? -1 : findForeign(m, seg, ofrb(m, hb), key, fp);
   }
 
   /**
