@@ -168,9 +168,9 @@ final class EshSegment {
    * Algorithm 4.2: the key's home {@code hb} first, then (if OC &gt; 0) the foreign slots of the
    * buckets its OFRB names. One loop and one call site of {@link #find} for the home and its
    * neighbours, as {@link #locateAt}: with the neighbours in a method of their own, C2 compiled
-   * that method as a call in some JVMs, having profiled the writers while the table was young and
-   * few homes had overflowed, and those JVMs' inserts spent 30–47 ns more in it than the others
-   * spent inline (docs/format/esh.md, "Against Dash-EH", session 33).
+   * that method as a call in two JVMs of three profiled, having profiled the writers while the
+   * table was young and few homes had overflowed (docs/design.md, "A hot path has no helper
+   * behind a branch the young table rarely takes"; docs/format/esh.md, session 33).
    *
    * @return the key's location ({@code bucket | slot}), or -1 if absent
    */
